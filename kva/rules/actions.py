@@ -1,0 +1,74 @@
+"""Actions as people and clients write them: text for the terminal, JSON for the WebSocket.
+
+A client says ``{"type": "play", "tile": "6-4", "end": "R"}`` (``end`` omitted for the opening or
+when the tile fits one end only), ``{"type": "draw"}`` or ``{"type": "pass"}``; the engine wants an
+int code. :func:`action_from_json` maps one to the other against the legal codes, so a bad or
+illegal action is a clear :class:`IllegalAction` and never reaches the state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kva.rules.codes import DRAW, END_INDEX, END_NAMES, OPEN_BASE, PASS, code_tile
+from kva.rules.hand import IllegalAction
+from kva.rules.tiles import TILE_NAME, parse_tile
+
+
+def describe_action(code: int, first: int | None = None) -> str:
+    """``open 6-6``, ``6-4 on R``, ``draw``, ``pass``; ``first`` orients the tile's halves."""
+    from kva.rules.tiles import tile_name
+
+    if code == DRAW:
+        return "draw"
+    if code == PASS:
+        return "pass"
+    name = tile_name(code_tile(code), first)
+    if code >= OPEN_BASE:
+        return f"open {name}"
+    return f"{name} on {END_NAMES[code & 3]}"
+
+
+def action_to_json(code: int) -> dict[str, Any]:
+    """The JSON form of a legal action code (what the server offers a client)."""
+    if code == DRAW:
+        return {"type": "draw"}
+    if code == PASS:
+        return {"type": "pass"}
+    if code >= OPEN_BASE:
+        return {"type": "play", "tile": TILE_NAME[code_tile(code)]}
+    return {"type": "play", "tile": TILE_NAME[code >> 2], "end": END_NAMES[code & 3]}
+
+
+def action_from_json(message: Any, legal: list[int] | tuple[int, ...]) -> int:
+    """The legal code a client's action message names; IllegalAction with a reason otherwise."""
+    if not isinstance(message, dict):
+        raise IllegalAction("an action must be an object")
+    kind = message.get("type")
+    if kind == "draw":
+        if DRAW not in legal:
+            raise IllegalAction("you cannot draw now")
+        return DRAW
+    if kind == "pass":
+        if PASS not in legal:
+            raise IllegalAction("you cannot pass now")
+        return PASS
+    if kind != "play":
+        raise IllegalAction(f"unknown action type {kind!r}")
+    try:
+        tile = parse_tile(message.get("tile"))  # type: ignore[arg-type]
+    except ValueError as exc:
+        raise IllegalAction(str(exc)) from None
+    end = message.get("end")
+    if end is not None and end not in END_INDEX:
+        raise IllegalAction(f"end must be L, R, U or D, not {end!r}")
+    matching = [c for c in legal if c < DRAW and code_tile(c) == tile]
+    if end is not None:
+        matching = [c for c in matching if c < OPEN_BASE and c & 3 == END_INDEX[end]]
+    if not matching:
+        where = f" on {end}" if end is not None else ""
+        raise IllegalAction(f"{TILE_NAME[tile]} cannot be placed{where} now")
+    if len(matching) > 1:
+        ends = ", ".join(END_NAMES[c & 3] for c in matching)
+        raise IllegalAction(f"{TILE_NAME[tile]} fits several ends ({ends}): say which")
+    return matching[0]

@@ -1,0 +1,216 @@
+"""A whole match: hands in sequence, who opens each, the running score, the target and forfeits.
+
+``Match`` is the one object the rest of kva holds. It deals from a ``random.Random`` (or
+``secrets.SystemRandom``) passed in, or replays fixed deals (records). Everything hidden stays in
+here; players, bots and the web tier see :meth:`Match.view`.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Final, Literal, Protocol
+
+from kva.rules.hand import HandState, IllegalAction
+from kva.rules.tiles import DOUBLE_OF, TILE_COUNT, mask_of
+
+TARGETS: Final = (75, 175, 255, 355)
+BazaarRule = Literal["draw", "pass-only"]
+ForfeitReason = Literal["resign", "timeout", "abandon"]
+FORFEIT_REASONS: Final = ("resign", "timeout", "abandon")
+
+
+class RandomSource(Protocol):
+    """What dealing needs: ``random.Random`` and ``secrets.SystemRandom`` both qualify."""
+
+    def shuffle(self, x: list[int]) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """One hand's deal: 7 tiles to each player and the 14-tile bazaar in draw order."""
+
+    hands: tuple[tuple[int, ...], tuple[int, ...]]
+    bazaar: tuple[int, ...]
+
+    def holder_of(self, tile: int) -> int | None:
+        """Which player was dealt ``tile`` (None if it lies in the bazaar)."""
+        for p in (0, 1):
+            if tile in self.hands[p]:
+                return p
+        return None
+
+
+@dataclass(slots=True)
+class HandResult:
+    """How a hand ended. ``end`` is ``domino``, ``fish`` or ``forfeit``."""
+
+    end: str
+    winner: int | None
+    points: int
+    reason: str | None = None
+
+
+@dataclass(slots=True)
+class PlayedHand:
+    """A hand of the match with its deal, its state (log included) and, once over, its result."""
+
+    opener: int
+    deal: Deal
+    state: HandState
+    result: HandResult | None = None
+    score_after: tuple[int, int] | None = None
+    first_double: int | None = field(default=None)
+
+
+def shuffled_deal(rng: RandomSource) -> Deal:
+    """Shuffle the 28 tiles and deal 7/7/14."""
+    tiles = list(range(TILE_COUNT))
+    rng.shuffle(tiles)
+    return Deal((tuple(tiles[:7]), tuple(tiles[7:14])), tuple(tiles[14:]))
+
+
+def highest_double(deal: Deal) -> tuple[int, int] | None:
+    """The highest double dealt to a player and its holder, or None if nobody holds a double."""
+    for n in range(6, -1, -1):
+        holder = deal.holder_of(DOUBLE_OF[n])
+        if holder is not None:
+            return DOUBLE_OF[n], holder
+    return None
+
+
+class MatchOver(IllegalAction):
+    """An action on a match that has ended."""
+
+
+class Match:
+    """A match of Georgian domino between player 0 and player 1."""
+
+    def __init__(
+        self,
+        target: int = 175,
+        bazaar: BazaarRule = "draw",
+        rng: RandomSource | None = None,
+        *,
+        deals: list[Deal] | None = None,
+    ) -> None:
+        if target not in TARGETS:
+            raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
+        if bazaar not in ("draw", "pass-only"):
+            raise ValueError(f"bazaar must be 'draw' or 'pass-only', not {bazaar!r}")
+        if rng is None and deals is None:
+            rng = random.SystemRandom()
+        self.target = target
+        self.bazaar: BazaarRule = bazaar
+        self.pass_only = bazaar == "pass-only"
+        self._rng = rng
+        self._deals = list(deals) if deals is not None else None
+        self.scores = [0, 0]
+        self.hands: list[PlayedHand] = []
+        self.over = False
+        self.winner: int | None = None
+        self.forfeit_reason: str | None = None
+        self._start_hand(opener=None)
+
+    # ----------------------------------------------------------------- dealing
+    def _next_deal(self) -> Deal:
+        if self._deals is not None:
+            if len(self.hands) >= len(self._deals):
+                raise IndexError("no deal given for this hand")
+            return self._deals[len(self.hands)]
+        assert self._rng is not None
+        return shuffled_deal(self._rng)
+
+    def _start_hand(self, opener: int | None) -> None:
+        forced = -1
+        while True:
+            deal = self._next_deal()
+            if opener is not None:
+                break
+            found = highest_double(deal)
+            if found is not None:
+                forced, opener = found
+                break
+            if self._deals is not None:
+                raise ValueError("the first hand's deal gives nobody a double (it must be redealt)")
+        state = HandState(
+            (mask_of(deal.hands[0]), mask_of(deal.hands[1])),
+            list(deal.bazaar),
+            opener,
+            pass_only=self.pass_only,
+            forced_opening=forced,
+        )
+        self.hands.append(PlayedHand(opener, deal, state))
+
+    # ----------------------------------------------------------------- play
+    @property
+    def hand(self) -> HandState:
+        """The current (or, once the match is over, the last) hand's state."""
+        return self.hands[-1].state
+
+    @property
+    def turn(self) -> int | None:
+        """The player to act, or None once the match is over."""
+        return None if self.over else self.hand.turn
+
+    def legal_codes(self) -> list[int]:
+        """Legal action codes for the player to act."""
+        return [] if self.over else self.hand.legal_codes()
+
+    def apply(self, code: int, player: int | None = None) -> None:
+        """Apply an action for the player to act (checked: ``player`` if given must be on turn).
+
+        Raises :class:`IllegalAction` and changes nothing when the action is not legal.
+        """
+        if self.over:
+            raise MatchOver("the match is over")
+        if player is not None and player != self.hand.turn:
+            raise IllegalAction(f"it is player {self.hand.turn}'s turn, not player {player}'s")
+        self.hand.apply(code)
+        self._after_action()
+
+    def apply_unchecked(self, code: int) -> None:
+        """Apply a code known to be legal (self-play and replays)."""
+        self.hand.apply_unchecked(code)
+        self._after_action()
+
+    def _after_action(self) -> None:
+        current = self.hands[-1]
+        state = current.state
+        if not state.over:
+            return
+        self.scores[0] += state.points[0]
+        self.scores[1] += state.points[1]
+        if state.winner is not None:
+            self.scores[state.winner] += state.end_points
+        assert state.end is not None
+        current.result = HandResult(state.end, state.winner, state.end_points)
+        current.score_after = (self.scores[0], self.scores[1])
+        a, b = self.scores
+        if max(a, b) >= self.target and a != b:
+            self.over = True
+            self.winner = 0 if a > b else 1
+        else:
+            self._start_hand(state.next_opener())
+
+    def forfeit(self, loser: int, reason: ForfeitReason = "resign") -> None:
+        """End the match at once: ``loser`` resigns, times out or abandons; the other wins."""
+        if self.over:
+            raise MatchOver("the match is over")
+        if loser not in (0, 1):
+            raise ValueError(f"no player {loser!r}")
+        if reason not in FORFEIT_REASONS:
+            raise ValueError(f"forfeit reason must be one of {FORFEIT_REASONS}")
+        current = self.hands[-1]
+        current.result = HandResult("forfeit", 1 - loser, 0, reason)
+        current.score_after = (self.scores[0], self.scores[1])
+        current.state.over = True
+        self.over = True
+        self.winner = 1 - loser
+        self.forfeit_reason = reason
+
+    # ----------------------------------------------------------------- derived
+    @property
+    def hand_number(self) -> int:
+        """1-based number of the current hand."""
+        return len(self.hands)

@@ -1,0 +1,272 @@
+"""What one player may know, and nothing more: the per-player view.
+
+Bots and the web tier see the game only through :func:`player_view`. It holds the viewer's own
+hand, the board, the scores, the counts of the opponent's hand and of the bazaar, and the public
+history (an opponent's draw shows as a draw with no tile). ``player=None`` is a spectator's view.
+:func:`determinize` rebuilds a full hidden state from a view plus a guess of the hidden tiles,
+which is how a bot searches without ever being handed the real state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from kva.rules.codes import DRAW, END_NAMES, OPEN_BASE, PASS
+from kva.rules.hand import DRAWABLE, HandState
+from kva.rules.match import Match, PlayedHand
+from kva.rules.tiles import NUMBER_MASK, TILE_BIT, TILE_COUNT, mask_of, tiles_of
+
+MoveKind = Literal["open", "play", "draw", "pass"]
+
+
+@dataclass(frozen=True, slots=True)
+class PublicMove:
+    """One action as a given viewer may see it.
+
+    ``tile`` is None for a draw the viewer may not see. ``first`` is the half written first: the
+    touching half of a play, the half on ``L`` of the opening. ``open_numbers`` are the numbers
+    the open ends asked just before the action: a draw or a pass proves the actor held none.
+    """
+
+    player: int
+    kind: MoveKind
+    tile: int | None
+    end: str | None
+    first: int | None
+    points: int
+    ends_sum: int | None
+    open_numbers: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BoardView:
+    """The board: what each end asks and counts, the stavka, and the lines of tiles laid out.
+
+    ``lines[e]`` lists the tiles placed on end ``e`` (L, R, U, D) in order, as (tile, touching
+    half). ``opening`` is (tile, half on L) or None before the opening.
+    """
+
+    ask: tuple[int, int, int, int]
+    value: tuple[int, int, int, int]
+    ends_sum: int
+    stavka: int
+    stavka_end: int
+    stavka_closed: bool
+    opening_double_free: int
+    opening_side: int
+    opening: tuple[int, int] | None
+    lines: tuple[tuple[tuple[int, int], ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HandSummary:
+    """A finished hand as everyone may see it afterwards: the tiles left in hand are revealed."""
+
+    number: int
+    opener: int
+    end: str
+    winner: int | None
+    points: int
+    reason: str | None
+    score_after: tuple[int, int]
+    left_in_hand: tuple[tuple[int, ...], tuple[int, ...]]
+    moves: tuple[PublicMove, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    """Everything ``player`` may know now (``player`` None: a spectator)."""
+
+    player: int | None
+    target: int
+    bazaar: str
+    scores: tuple[int, int]
+    hand_number: int
+    turn: int | None
+    over: bool
+    winner: int | None
+    forfeit_reason: str | None
+    hand: tuple[int, ...]
+    hand_counts: tuple[int, int]
+    hand_points: tuple[int, int]
+    drawable_count: int
+    out_of_play_count: int
+    drawn_count: int
+    pending: int | None
+    forced_opening: int | None
+    board: BoardView
+    moves: tuple[PublicMove, ...]
+    legal: tuple[int, ...]
+    passes: int
+    last_placer: int
+    last_nondouble_placer: int
+    previous: tuple[HandSummary, ...]
+
+    @property
+    def opponent_count(self) -> int:
+        """Tiles in the opponent's hand."""
+        assert self.player is not None
+        return self.hand_counts[1 - self.player]
+
+    def unseen(self) -> int:
+        """Tiles this viewer cannot see: the opponent's hand plus the whole bazaar left."""
+        seen = mask_of(self.hand)
+        for move in self.moves:
+            if move.kind in ("open", "play") and move.tile is not None:
+                seen |= TILE_BIT[move.tile]
+        return ((1 << TILE_COUNT) - 1) & ~seen
+
+
+def _public_moves(played: PlayedHand, viewer: int | None) -> tuple[PublicMove, ...]:
+    """The hand's log as ``viewer`` may see it, replayed through the engine so that each move
+    knows which numbers the ends asked before it."""
+    deal = played.deal
+    replay = HandState(
+        (mask_of(deal.hands[0]), mask_of(deal.hands[1])),
+        list(deal.bazaar),
+        played.opener,
+        pass_only=played.state.pass_only,
+        forced_opening=played.state.forced_opening,
+    )
+    moves: list[PublicMove] = []
+    for p, code, x, points, ends_sum in played.state.log:
+        open_numbers = tuple(sorted({n for n in replay.ask if n >= 0}))
+        replay.apply_unchecked(code)
+        if code == DRAW:
+            shown = x if viewer == p else None
+            moves.append(PublicMove(p, "draw", shown, None, None, 0, None, open_numbers))
+        elif code == PASS:
+            moves.append(PublicMove(p, "pass", None, None, None, 0, None, open_numbers))
+        elif code >= OPEN_BASE:
+            tile = (code - OPEN_BASE) >> 1
+            moves.append(PublicMove(p, "open", tile, None, x, points, ends_sum, open_numbers))
+        else:
+            moves.append(PublicMove(p, "play", code >> 2, END_NAMES[code & 3], x, points,
+                                    ends_sum, open_numbers))
+    return tuple(moves)
+
+
+def _board(state: HandState) -> BoardView:
+    lines: list[list[tuple[int, int]]] = [[], [], [], []]
+    opening: tuple[int, int] | None = None
+    for _p, code, x, _points, _sum in state.log:
+        if code >= OPEN_BASE and code < DRAW:
+            opening = ((code - OPEN_BASE) >> 1, x)
+        elif code < OPEN_BASE:
+            lines[code & 3].append((code >> 2, x))
+    closed = state.stavka >= 0 and state.ask[2] >= 0
+    return BoardView(
+        ask=(state.ask[0], state.ask[1], state.ask[2], state.ask[3]),
+        value=(state.value[0], state.value[1], state.value[2], state.value[3]),
+        ends_sum=state.ends_sum(),
+        stavka=state.stavka,
+        stavka_end=state.stavka_end,
+        stavka_closed=closed,
+        opening_double_free=state.opening_double_free,
+        opening_side=state._opening_side,
+        opening=opening,
+        lines=tuple(tuple(line) for line in lines),
+    )
+
+
+def _summary(number: int, played: PlayedHand, viewer: int | None) -> HandSummary:
+    assert played.result is not None and played.score_after is not None
+    state = played.state
+    return HandSummary(
+        number=number,
+        opener=played.opener,
+        end=played.result.end,
+        winner=played.result.winner,
+        points=played.result.points,
+        reason=played.result.reason,
+        score_after=played.score_after,
+        left_in_hand=(tuple(tiles_of(state.hands[0])), tuple(tiles_of(state.hands[1]))),
+        moves=_public_moves(played, viewer),
+    )
+
+
+def player_view(match: Match, player: int | None) -> PlayerView:
+    """Build ``player``'s view of ``match`` (None: a spectator, who sees no hand at all)."""
+    if player not in (0, 1, None):
+        raise ValueError(f"no player {player!r}")
+    current = match.hands[-1]
+    state = current.state
+    mine = player is not None and not match.over and state.turn == player
+    pending = state.pending if mine and state.pending >= 0 else None
+    return PlayerView(
+        player=player,
+        target=match.target,
+        bazaar=match.bazaar,
+        scores=(match.scores[0], match.scores[1]),
+        hand_number=match.hand_number,
+        turn=match.turn,
+        over=match.over,
+        winner=match.winner,
+        forfeit_reason=match.forfeit_reason,
+        hand=tuple(tiles_of(state.hands[player])) if player is not None else (),
+        hand_counts=(state.hands[0].bit_count(), state.hands[1].bit_count()),
+        hand_points=(state.points[0], state.points[1]),
+        drawable_count=state.drawable_count(),
+        out_of_play_count=len(state.bazaar) - state.draw_pos - state.drawable_count(),
+        drawn_count=state.draw_pos,
+        pending=pending,
+        forced_opening=state.forced_opening if state.forced_opening >= 0 else None,
+        board=_board(state),
+        moves=_public_moves(current, player),
+        legal=tuple(state.legal_codes()) if mine else (),
+        passes=state.passes,
+        last_placer=state.last_placer,
+        last_nondouble_placer=state.last_nondouble_placer,
+        previous=tuple(
+            _summary(i + 1, h, player) for i, h in enumerate(match.hands) if h.result is not None
+        ),
+    )
+
+
+def determinize(view: PlayerView, opponent_hand: int, bazaar_rest: list[int]) -> HandState:
+    """A full hand state consistent with ``view``: the viewer's guess of the hidden tiles.
+
+    ``opponent_hand`` is a tile set of ``view.opponent_count`` tiles and ``bazaar_rest`` the
+    bazaar tiles not yet drawn, in the guessed draw order (the last two are the protected ones);
+    together they must be exactly :meth:`PlayerView.unseen`.
+    """
+    assert view.player is not None
+    me = view.player
+    if opponent_hand.bit_count() != view.hand_counts[1 - me]:
+        raise ValueError("the guessed opponent hand has the wrong size")
+    if len(bazaar_rest) != 14 - view.drawn_count:
+        raise ValueError("the guessed bazaar has the wrong size")
+    hands = [0, 0]
+    hands[me] = mask_of(view.hand)
+    hands[1 - me] = opponent_hand
+    bazaar = [-1] * view.drawn_count + list(bazaar_rest)
+    state = HandState((hands[0], hands[1]), [0] * 14, view.turn if view.turn is not None else me,
+                      pass_only=view.bazaar == "pass-only",
+                      forced_opening=view.forced_opening if view.forced_opening is not None else -1)
+    state.bazaar = bazaar
+    state.draw_pos = view.drawn_count
+    drawable = 0
+    if view.bazaar != "pass-only":
+        for t in bazaar[view.drawn_count:DRAWABLE]:
+            drawable |= TILE_BIT[t]
+    state.drawable = drawable
+    board = view.board
+    state.ask = list(board.ask)
+    state.value = list(board.value)
+    mask = 0
+    for n in board.ask:
+        if n >= 0:
+            mask |= NUMBER_MASK[n]
+    state.ends_mask = mask
+    state.stavka = board.stavka
+    state.stavka_end = board.stavka_end
+    state.opening_double_free = board.opening_double_free
+    state._opening_side = board.opening_side
+    state.pending = view.pending if view.pending is not None else -1
+    state.passes = view.passes
+    state.placed = sum(1 for m in view.moves if m.kind in ("open", "play"))
+    state.last_placer = view.last_placer
+    state.last_nondouble_placer = view.last_nondouble_placer
+    state.points = list(view.hand_points)
+    return state
