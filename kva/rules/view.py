@@ -211,7 +211,9 @@ def player_view(match: Match, player: int | None) -> PlayerView:
         out_of_play_count=len(state.bazaar) - state.draw_pos - state.drawable_count(),
         drawn_count=state.draw_pos,
         pending=pending,
-        forced_opening=state.forced_opening if state.forced_opening >= 0 else None,
+        forced_opening=(
+            state.forced_opening if state.forced_opening >= 0 and state.placed == 0 else None
+        ),
         board=_board(state),
         moves=_public_moves(current, player),
         legal=tuple(state.legal_codes()) if mine else (),
