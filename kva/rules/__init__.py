@@ -14,18 +14,74 @@ them as text and JSON. The hot path (:class:`HandState`) works on bitmasks.
 """
 
 from kva.rules.actions import action_from_json, action_to_json, describe_action
-from kva.rules.codes import DRAW, END_NAMES, PASS, D, L, R, U, code_end, code_tile, open_code, play_code
+from kva.rules.codes import (
+    DRAW,
+    END_NAMES,
+    PASS,
+    D,
+    L,
+    R,
+    U,
+    code_end,
+    code_tile,
+    open_code,
+    play_code,
+)
 from kva.rules.hand import DOMINO, FISH, HandState, IllegalAction
 from kva.rules.match import TARGETS, Deal, HandResult, Match, MatchOver, PlayedHand, shuffled_deal
-from kva.rules.record import FORMAT, RecordError, dumps_record, load_record_text, read_record, verify_record, write_record
+from kva.rules.record import (
+    FORMAT,
+    RecordError,
+    dumps_record,
+    load_record_text,
+    read_record,
+    verify_record,
+    write_record,
+)
 from kva.rules.tiles import TILE_COUNT, TILE_NAME, parse_tile, tile_name
 from kva.rules.view import BoardView, HandSummary, PlayerView, PublicMove, determinize, player_view
 
 __all__ = [
-    "DOMINO", "DRAW", "END_NAMES", "FISH", "FORMAT", "PASS", "TARGETS", "TILE_COUNT", "TILE_NAME",
-    "BoardView", "D", "Deal", "HandResult", "HandState", "HandSummary", "IllegalAction", "L",
-    "Match", "MatchOver", "PlayedHand", "PlayerView", "PublicMove", "R", "RecordError", "U",
-    "action_from_json", "action_to_json", "code_end", "code_tile", "describe_action", "determinize",
-    "dumps_record", "load_record_text", "open_code", "parse_tile", "play_code", "player_view",
-    "read_record", "shuffled_deal", "tile_name", "verify_record", "write_record",
+    "DOMINO",
+    "DRAW",
+    "END_NAMES",
+    "FISH",
+    "FORMAT",
+    "PASS",
+    "TARGETS",
+    "TILE_COUNT",
+    "TILE_NAME",
+    "BoardView",
+    "D",
+    "Deal",
+    "HandResult",
+    "HandState",
+    "HandSummary",
+    "IllegalAction",
+    "L",
+    "Match",
+    "MatchOver",
+    "PlayedHand",
+    "PlayerView",
+    "PublicMove",
+    "R",
+    "RecordError",
+    "U",
+    "action_from_json",
+    "action_to_json",
+    "code_end",
+    "code_tile",
+    "describe_action",
+    "determinize",
+    "dumps_record",
+    "load_record_text",
+    "open_code",
+    "parse_tile",
+    "play_code",
+    "player_view",
+    "read_record",
+    "shuffled_deal",
+    "tile_name",
+    "verify_record",
+    "write_record",
 ]

@@ -159,7 +159,7 @@ class HandState:
         """Apply a legal action; raise :class:`IllegalAction` (state unchanged) otherwise."""
         if self.over:
             raise IllegalAction("the hand is over")
-        if code == DRAW or code == PASS:
+        if code in (DRAW, PASS):
             if code not in self.legal_codes():
                 raise IllegalAction(_why_not_draw_or_pass(self, code))
         elif code >= OPEN_BASE:
@@ -203,7 +203,9 @@ class HandState:
         self.ends_mask = NUMBER_MASK[left] | NUMBER_MASK[right]
         points = 10 if tile == _DOUBLE_FIVE else 0
         self.placed = 1
-        self._after_placement(p, tile, points, left, value[L] + value[R], OPEN_BASE + 2 * tile + flipped)
+        self._after_placement(
+            p, tile, points, left, value[L] + value[R], OPEN_BASE + 2 * tile + flipped
+        )
 
     def _place(self, tile: int, end: int) -> None:
         p = self.turn
@@ -240,7 +242,9 @@ class HandState:
         self.ends_mask = mask
         ends_sum = value[0] + value[1] + value[2] + value[3]
         self.placed += 1
-        self._after_placement(p, tile, SCORE_OF_SUM[ends_sum], touching, ends_sum, (tile << 2) | end)
+        self._after_placement(
+            p, tile, SCORE_OF_SUM[ends_sum], touching, ends_sum, (tile << 2) | end
+        )
 
     def _close_stavka(self) -> None:
         s = self.stavka
@@ -261,7 +265,11 @@ class HandState:
         hands = self.hands
         if not hands[p]:
             opp_hand = hands[1 - p]
-            self._finish(DOMINO, p, 10 if opp_hand == _DOUBLE_ZERO_BIT else round_up_to_five(self.pips[1 - p]))
+            self._finish(
+                DOMINO,
+                p,
+                10 if opp_hand == _DOUBLE_ZERO_BIT else round_up_to_five(self.pips[1 - p]),
+            )
         elif not (hands[0] | hands[1] | self.drawable) & self.ends_mask:
             self._finish_closed()
         else:
@@ -360,8 +368,10 @@ def _why_not_draw_or_pass(state: HandState, code: int) -> str:
     if state.hands[state.turn] & state.ends_mask:
         return f"cannot {what} while holding a tile that can be placed"
     if code == DRAW:
-        return "cannot draw: no drawable tile is left" if not state.pass_only else (
-            "cannot draw: the table plays 'pass only'"
+        return (
+            "cannot draw: no drawable tile is left"
+            if not state.pass_only
+            else ("cannot draw: the table plays 'pass only'")
         )
     return "cannot pass while a drawable tile is left in the bazaar"
 
@@ -373,7 +383,9 @@ def _why_not_open(state: HandState, tile: int) -> str:
     if not state.hands[state.turn] & TILE_BIT[tile]:
         return f"player {state.turn} does not hold {name}"
     forced = state.forced_opening
-    return f"the first hand must open with the highest double {TILE_LOW[forced]}-{TILE_HIGH[forced]}"
+    return (
+        f"the first hand must open with the highest double {TILE_LOW[forced]}-{TILE_HIGH[forced]}"
+    )
 
 
 def _why_not_play(state: HandState, tile: int, end: int) -> str:

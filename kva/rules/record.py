@@ -174,9 +174,7 @@ def _action_code(move: Any, where: str, opening: bool) -> int:
     return play_code(tile, END_INDEX[end])
 
 
-def read_record(
-    doc: Any, *, complete: bool = True, rng: RandomSource | None = None
-) -> Match:
+def read_record(doc: Any, *, complete: bool = True, rng: RandomSource | None = None) -> Match:
     """Replay ``doc`` through the engine, checking every rule, and return the match.
 
     With ``complete=False`` a match in progress is accepted (its last hand without a result);
@@ -266,31 +264,39 @@ def _replay_hand(match: Match, hand: Any, where: str, *, last: bool, complete: b
         winner = _player(_field(result, "winner", f"{where}.result"), f"{where}.result.winner")
         reason = _field(result, "reason", f"{where}.result")
         if reason not in FORFEIT_REASONS:
-            raise RecordError(f"{where}.result.reason",
-                              f"must be one of {list(FORFEIT_REASONS)}, found {reason!r}")
+            raise RecordError(
+                f"{where}.result.reason",
+                f"must be one of {list(FORFEIT_REASONS)}, found {reason!r}",
+            )
         if _int(_field(result, "points", f"{where}.result"), f"{where}.result.points") != 0:
             raise RecordError(f"{where}.result.points", "a forfeit scores 0")
         match.forfeit(1 - winner, reason)
     elif not state.over:
         if last and not complete and "result" not in hand:
             return
-        raise RecordError(f"{where}.moves", f"missing actions: the hand is not over after "
-                                            f"{len(moves)} actions")
+        raise RecordError(
+            f"{where}.moves", f"missing actions: the hand is not over after {len(moves)} actions"
+        )
     res = _field(hand, "result", where)
     if not forfeit:
         assert played.result is not None
-        expected = {"end": played.result.end, "winner": played.result.winner,
-                    "points": played.result.points}
-        for key, value in expected.items():
+        rules_result = {
+            "end": played.result.end,
+            "winner": played.result.winner,
+            "points": played.result.points,
+        }
+        for key, value in rules_result.items():
             got = _field(res, key, f"{where}.result")
             if got != value or (isinstance(got, bool) and not isinstance(value, bool)):
-                raise RecordError(f"{where}.result.{key}",
-                                  f"is {got!r}, but the rules give {value!r}")
+                raise RecordError(
+                    f"{where}.result.{key}", f"is {got!r}, but the rules give {value!r}"
+                )
     score = _field(hand, "score", where)
     assert played.score_after is not None
     if score != list(played.score_after):
-        raise RecordError(f"{where}.score",
-                          f"is {score!r}, but the rules give {list(played.score_after)}")
+        raise RecordError(
+            f"{where}.score", f"is {score!r}, but the rules give {list(played.score_after)}"
+        )
 
 
 def _check(move: dict[str, Any], key: str, expected: int, at: str) -> None:
@@ -309,5 +315,6 @@ def load_record_text(text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise RecordError("", f"not valid JSON: {exc.msg} at line {exc.lineno}, "
-                              f"column {exc.colno}") from None
+        raise RecordError(
+            "", f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from None

@@ -118,9 +118,12 @@ class PlayerView:
         return ((1 << TILE_COUNT) - 1) & ~seen
 
 
-def _public_moves(played: PlayedHand, viewer: int | None) -> tuple[PublicMove, ...]:
+def hand_moves(
+    played: PlayedHand, viewer: int | None, *, reveal_draws: bool = False
+) -> tuple[PublicMove, ...]:
     """The hand's log as ``viewer`` may see it, replayed through the engine so that each move
-    knows which numbers the ends asked before it."""
+    knows which numbers the ends asked before it. ``reveal_draws`` shows every drawn tile (for
+    a finished match's replay, which is public)."""
     deal = played.deal
     replay = HandState(
         (mask_of(deal.hands[0]), mask_of(deal.hands[1])),
@@ -134,7 +137,7 @@ def _public_moves(played: PlayedHand, viewer: int | None) -> tuple[PublicMove, .
         open_numbers = tuple(sorted({n for n in replay.ask if n >= 0}))
         replay.apply_unchecked(code)
         if code == DRAW:
-            shown = x if viewer == p else None
+            shown = x if viewer == p or reveal_draws else None
             moves.append(PublicMove(p, "draw", shown, None, None, 0, None, open_numbers))
         elif code == PASS:
             moves.append(PublicMove(p, "pass", None, None, None, 0, None, open_numbers))
@@ -142,8 +145,11 @@ def _public_moves(played: PlayedHand, viewer: int | None) -> tuple[PublicMove, .
             tile = (code - OPEN_BASE) >> 1
             moves.append(PublicMove(p, "open", tile, None, x, points, ends_sum, open_numbers))
         else:
-            moves.append(PublicMove(p, "play", code >> 2, END_NAMES[code & 3], x, points,
-                                    ends_sum, open_numbers))
+            moves.append(
+                PublicMove(
+                    p, "play", code >> 2, END_NAMES[code & 3], x, points, ends_sum, open_numbers
+                )
+            )
     return tuple(moves)
 
 
@@ -182,7 +188,7 @@ def _summary(number: int, played: PlayedHand, viewer: int | None) -> HandSummary
         reason=played.result.reason,
         score_after=played.score_after,
         left_in_hand=(tuple(tiles_of(state.hands[0])), tuple(tiles_of(state.hands[1]))),
-        moves=_public_moves(played, viewer),
+        moves=hand_moves(played, viewer),
     )
 
 
@@ -215,7 +221,7 @@ def player_view(match: Match, player: int | None) -> PlayerView:
             state.forced_opening if state.forced_opening >= 0 and state.placed == 0 else None
         ),
         board=_board(state),
-        moves=_public_moves(current, player),
+        moves=hand_moves(current, player),
         legal=tuple(state.legal_codes()) if mine else (),
         passes=state.passes,
         last_placer=state.last_placer,
@@ -243,14 +249,18 @@ def determinize(view: PlayerView, opponent_hand: int, bazaar_rest: list[int]) ->
     hands[me] = mask_of(view.hand)
     hands[1 - me] = opponent_hand
     bazaar = [-1] * view.drawn_count + list(bazaar_rest)
-    state = HandState((hands[0], hands[1]), [0] * 14, view.turn if view.turn is not None else me,
-                      pass_only=view.bazaar == "pass-only",
-                      forced_opening=view.forced_opening if view.forced_opening is not None else -1)
+    state = HandState(
+        (hands[0], hands[1]),
+        [0] * 14,
+        view.turn if view.turn is not None else me,
+        pass_only=view.bazaar == "pass-only",
+        forced_opening=view.forced_opening if view.forced_opening is not None else -1,
+    )
     state.bazaar = bazaar
     state.draw_pos = view.drawn_count
     drawable = 0
     if view.bazaar != "pass-only":
-        for t in bazaar[view.drawn_count:DRAWABLE]:
+        for t in bazaar[view.drawn_count : DRAWABLE]:
             drawable |= TILE_BIT[t]
     state.drawable = drawable
     board = view.board

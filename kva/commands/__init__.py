@@ -1,0 +1,1 @@
+"""The subcommands of ``kva``: each module registers itself with ``add_parser(subparsers)``."""

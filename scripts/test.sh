@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone: set-up, lint, types, then every test against SQLite,
+# then the database-backed tests again against PostgreSQL.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh
+[ -f scripts/install-browser.sh ] && bash scripts/install-browser.sh
+bash scripts/services.sh
+
+echo "== ruff"
+.venv/bin/ruff check kva tests
+echo "== mypy --strict (kva/rules, kva/bots)"
+.venv/bin/mypy --strict kva/rules kva/bots
+
+echo "== pytest (SQLite)"
+.venv/bin/pytest -q -p no:cacheprovider "$@"
+
+db_tests=()
+for dir in tests/web tests/e2e tests/community; do
+  [ -d "$dir" ] && db_tests+=("$dir")
+done
+if [ ${#db_tests[@]} -gt 0 ]; then
+  echo "== pytest (PostgreSQL): ${db_tests[*]}"
+  KVA_TEST_DATABASE_URL=${KVA_TEST_DATABASE_URL:-postgresql+asyncpg://postgres@127.0.0.1:5432/postgres} \
+    .venv/bin/pytest -q -p no:cacheprovider "${db_tests[@]}"
+fi
