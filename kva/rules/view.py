@@ -71,7 +71,6 @@ class HandSummary:
     reason: str | None
     score_after: tuple[int, int]
     left_in_hand: tuple[tuple[int, ...], tuple[int, ...]]
-    moves: tuple[PublicMove, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +175,7 @@ def _board(state: HandState) -> BoardView:
     )
 
 
-def _summary(number: int, played: PlayedHand, viewer: int | None) -> HandSummary:
+def _summary(number: int, played: PlayedHand) -> HandSummary:
     assert played.result is not None and played.score_after is not None
     state = played.state
     return HandSummary(
@@ -188,7 +187,6 @@ def _summary(number: int, played: PlayedHand, viewer: int | None) -> HandSummary
         reason=played.result.reason,
         score_after=played.score_after,
         left_in_hand=(tuple(tiles_of(state.hands[0])), tuple(tiles_of(state.hands[1]))),
-        moves=hand_moves(played, viewer),
     )
 
 
@@ -227,7 +225,7 @@ def player_view(match: Match, player: int | None) -> PlayerView:
         last_placer=state.last_placer,
         last_nondouble_placer=state.last_nondouble_placer,
         previous=tuple(
-            _summary(i + 1, h, player) for i, h in enumerate(match.hands) if h.result is not None
+            _summary(i + 1, h) for i, h in enumerate(match.hands) if h.result is not None
         ),
     )
 
