@@ -1,14 +1,32 @@
-"""Bots that play from a per-player view only. ``make_bot(name)`` builds one by name."""
+"""Bots that play from a per-player view only. ``make_bot(name)`` builds one by name.
+
+Every bot is a pure policy ``choose(view, rng) -> code`` over :class:`~kva.rules.PlayerView`
+and its own seeded RNG; none is ever handed the match. ``seer`` is the one exception, for
+measurement only: the tournament runner shows it the opponent's hand through
+:meth:`~kva.bots.hard.SeerBot.reveal`, and it is kept out of :data:`PLAYER_LEVELS`.
+Server code should call bots through :func:`kva.bots.runner.choose_in_executor`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from kva.bots.base import Bot, RandomBot
+from kva.bots.hard import HardBot, SeerBot
+from kva.bots.normal import NormalBot
+from kva.bots.simple import EasyBot, GreedyBot
 
-#: Bots by name. ``seer`` (if present) is for measurement only and never offered to players.
+#: Bots by name, every one blind (it decides from its view and its RNG alone).
 BOTS: dict[str, Callable[[], Bot]] = {
     "random": RandomBot,
+    "greedy": GreedyBot,
+    "easy": EasyBot,
+    "normal": NormalBot,
+    "hard": HardBot,
+}
+#: Bots for measurement only (``kva tournament``): never offered to players, never in ``BOTS``.
+MEASUREMENT_BOTS: dict[str, Callable[[], Bot]] = {
+    "seer": SeerBot,
 }
 #: The levels a player may choose on the site.
 PLAYER_LEVELS: tuple[str, ...] = ("easy", "normal", "hard")
@@ -23,4 +41,7 @@ def make_bot(name: str) -> Bot:
     return factory()
 
 
-__all__ = ["BOTS", "PLAYER_LEVELS", "Bot", "RandomBot", "make_bot"]
+__all__ = [
+    "BOTS", "MEASUREMENT_BOTS", "PLAYER_LEVELS", "Bot", "EasyBot", "GreedyBot", "HardBot",
+    "NormalBot", "RandomBot", "SeerBot", "make_bot",
+]

@@ -1,0 +1,130 @@
+"""Hot-path helpers shared by every bot: what a placement scores, and a fast playout policy.
+
+Everything here reads plain ints and lists (a :class:`~kva.rules.HandState`'s ``ask``/``value``
+arrays or a :class:`~kva.rules.BoardView`'s tuples), so the same arithmetic serves a bot looking
+at its view and a search running thousands of playouts on ``HandState`` copies. Nothing here
+mutates a state except :func:`playout`, which is only ever handed a copy.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Final
+
+from kva.rules import HandState
+from kva.rules.codes import DRAW, OPEN_BASE
+from kva.rules.hand import SCORE_OF_SUM
+from kva.rules.tiles import IS_DOUBLE, OTHER_HALF, TILE_ID, TILE_PIPS
+
+#: The 5-5 tile: the only opening that scores (10 points).
+DOUBLE_FIVE: Final = TILE_ID[5][5]
+
+
+def sum_after(ask: Sequence[int], value: Sequence[int], free: int, stavka: int, code: int) -> int:
+    """The open-ends sum right after play ``code`` (not an opening, draw or pass).
+
+    Mirrors the engine's scoring without copying the state: the end played on now counts the
+    tile's outer half (both halves for a double); the first tile on an opening stavka makes the
+    stavka's other main side count both its halves; closing a stavka opens U and D at 0.
+    """
+    end = code & 3
+    tile = code >> 2
+    other = OTHER_HALF[tile][ask[end]]
+    new = 2 * other if IS_DOUBLE[tile] else other
+    if free == 2:
+        return 2 * stavka + new
+    return value[0] + value[1] + value[2] + value[3] - value[end] + new
+
+
+def points_of(ask: Sequence[int], value: Sequence[int], free: int, stavka: int, code: int) -> int:
+    """Points the mover scores at once for ``code``: ends-sum points, or 10 for opening 5-5."""
+    if code < OPEN_BASE:
+        return SCORE_OF_SUM[sum_after(ask, value, free, stavka, code)]
+    if code >= DRAW:
+        return 0
+    return 10 if (code - OPEN_BASE) >> 1 == DOUBLE_FIVE else 0
+
+
+def code_pips(code: int) -> int:
+    """Pips on the tile a placement code places (0 for a draw or pass)."""
+    if code < OPEN_BASE:
+        return TILE_PIPS[code >> 2]
+    if code >= DRAW:
+        return 0
+    return TILE_PIPS[(code - OPEN_BASE) >> 1]
+
+
+def greedy_pick(
+    ask: Sequence[int], value: Sequence[int], free: int, stavka: int, legal: Sequence[int]
+) -> int:
+    """The legal code that scores most now; ties go to the heaviest tile, then the lowest code."""
+    best = legal[0]
+    best_key = -1
+    for code in legal:
+        key = points_of(ask, value, free, stavka, code) * 64 + code_pips(code)
+        if key > best_key:
+            best_key = key
+            best = code
+    return best
+
+
+def hand_delta(state: HandState, me: int) -> int:
+    """Points ``me`` gained minus points the opponent gained in a finished hand."""
+    points = state.points
+    delta = points[me] - points[1 - me]
+    winner = state.winner
+    if winner is not None:
+        delta += state.end_points if winner == me else -state.end_points
+    return delta
+
+
+def best_points(
+    ask: Sequence[int], value: Sequence[int], free: int, stavka: int, tile: int
+) -> int:
+    """The most ``tile`` could score now on any open end it fits (0 if it fits none)."""
+    top = 0
+    for end in range(4):
+        n = ask[end]
+        if n >= 0 and OTHER_HALF[tile][n] >= 0:
+            pts = SCORE_OF_SUM[sum_after(ask, value, free, stavka, (tile << 2) | end)]
+            if pts > top:
+                top = pts
+    return top
+
+
+def playout(state: HandState, rng: random.Random, noise: float = 0.35) -> None:
+    """Play ``state`` (a copy) to the end of the hand with a fast, slightly noisy greedy policy.
+
+    Each placement is valued by its points now, plus a bonus for going out (the hand's end
+    points dominate a hand) and a small pull to shed heavy tiles; ``noise`` (in units of five
+    points) keeps playouts from being a single deterministic line, so averages explore.
+    """
+    random_ = rng.random
+    while not state.over:
+        codes = state.legal_codes()
+        if len(codes) == 1:
+            state.apply_unchecked(codes[0])
+            continue
+        ask = state.ask
+        value = state.value
+        free = state.opening_double_free
+        stavka = state.stavka
+        hand_size = state.hands[state.turn].bit_count()
+        best = codes[0]
+        best_key = -1e9
+        for code in codes:
+            key: float
+            if code < OPEN_BASE:
+                key = SCORE_OF_SUM[sum_after(ask, value, free, stavka, code)]
+                if hand_size == 1:
+                    key += 40
+                key += TILE_PIPS[code >> 2] * 0.15
+            else:
+                tile = (code - OPEN_BASE) >> 1
+                key = (10 if tile == DOUBLE_FIVE else 0) + TILE_PIPS[tile] * 0.15
+            key += random_() * noise * 5
+            if key > best_key:
+                best_key = key
+                best = code
+        state.apply_unchecked(best)

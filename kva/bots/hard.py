@@ -1,0 +1,189 @@
+"""The ``hard`` bot: determinization search with inference weighting, and its ``seer`` twin.
+
+For a real choice (most turns have one legal action, answered at once) ``hard``:
+
+1. reads what the view proves about the hidden tiles (:class:`~kva.bots.knowledge.Knowledge`):
+   the numbers the opponent lacked at each draw or pass, the tiles it drew and kept, the first
+   hand's highest double, the protected bazaar tail;
+2. samples many consistent guesses (*determinizations*) and weights each by how well it explains
+   the opponent's earlier choices under a soft greedy model, then resamples by weight;
+3. for each kept guess and each legal move, plays the hand out on a ``HandState`` copy with the
+   fast noisy-greedy policy (:func:`~kva.bots.fast.playout`); all moves of one guess share the
+   playout seed (common random numbers), so differences between moves are not drowned in noise;
+4. values the hand's outcome by the chance of winning the match from the resulting score when
+   either player is near the target (:func:`~kva.bots.value.match_win_chance`), by the hand's
+   point difference otherwise, and plays the move with the best mean.
+
+The budget is counted in playouts, so a decision is a pure function of (view, seed) and
+tournaments replay exactly; ``max_seconds`` is only a safety cap for slow machines.
+Flat determinized Monte Carlo measured stronger per millisecond here than ISMCTS trees: with
+a branching factor of two to four and hands of a dozen plies, playouts are what buys strength.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+
+from kva.bots.fast import playout
+from kva.bots.knowledge import Knowledge
+from kva.bots.value import match_win_chance
+from kva.rules import HandState, PlayerView
+from kva.rules.tiles import tiles_of
+
+Guess = tuple[int, list[int]]
+
+
+class HardBot:
+    """Determinized Monte Carlo search over the view, weighted by inference."""
+
+    name = "hard"
+
+    def __init__(
+        self,
+        playouts: int = 600,
+        candidates: int = 3,
+        max_seconds: float = 0.9,
+        near: int = 90,
+        noise: float = 0.35,
+    ) -> None:
+        #: Playouts per decision, shared among the legal moves.
+        self.playouts = playouts
+        #: Guesses sampled per guess kept (the surplus feeds the inference weighting).
+        self.candidates = candidates
+        #: Wall-clock cap: the search stops after the guess in progress once it is exceeded.
+        self.max_seconds = max_seconds
+        #: Within this many points of the target, outcomes are valued by match-win chance.
+        self.near = near
+        #: Randomness of the playout policy (see :func:`~kva.bots.fast.playout`).
+        self.noise = noise
+
+    def choose(self, view: PlayerView, rng: random.Random) -> int:
+        legal = view.legal
+        if len(legal) == 1:
+            return legal[0]
+        knowledge = Knowledge(view)
+        guesses = self._guesses(knowledge, rng, self._guess_count(len(legal)))
+        return self._search(view, knowledge, guesses, rng)
+
+    def _guess_count(self, moves: int) -> int:
+        return max(1, self.playouts // moves)
+
+    def _guesses(self, knowledge: Knowledge, rng: random.Random, count: int) -> list[Guess]:
+        """``count`` guesses, resampled by the likelihood of the opponent's past choices."""
+        pool: list[Guess] = []
+        logs: list[float] = []
+        for _ in range(count * self.candidates if knowledge.choices else count):
+            opp_hand, rest, items = knowledge.sample(rng)
+            pool.append((opp_hand, rest))
+            logs.append(knowledge.log_weight(items))
+        if len(pool) == count:
+            return pool
+        top = max(logs)
+        weights = [math.exp(x - top) for x in logs]
+        total = sum(weights)
+        # Systematic resampling: low variance, one random number.
+        step = total / count
+        pos = rng.random() * step
+        out: list[Guess] = []
+        acc = 0.0
+        k = 0
+        for guess, w in zip(pool, weights, strict=True):
+            acc += w
+            while pos < acc and k < count:
+                out.append(guess)
+                pos += step
+                k += 1
+        while len(out) < count:
+            out.append(pool[-1])
+        return out
+
+    def _search(
+        self, view: PlayerView, knowledge: Knowledge, guesses: list[Guess], rng: random.Random
+    ) -> int:
+        legal = view.legal
+        value = self._valuer(view, knowledge.me)
+        sums = [0.0] * len(legal)
+        deadline = time.perf_counter() + self.max_seconds
+        noise = self.noise
+        for opp_hand, rest in guesses:
+            state = knowledge.state(view, opp_hand, rest)
+            seed = rng.getrandbits(32)
+            for i, code in enumerate(legal):
+                after = state.copy()
+                after.apply_unchecked(code)
+                playout(after, random.Random(seed), noise)
+                sums[i] += value(after)
+            if time.perf_counter() > deadline:
+                break
+        best = 0
+        for i in range(1, len(legal)):
+            if sums[i] > sums[best]:
+                best = i
+        return legal[best]
+
+    def _valuer(self, view: PlayerView, me: int) -> Callable[[HandState], float]:
+        """How a finished hand is worth to ``me``: match-win chance near the target, else the
+        point difference (scaled to a comparable range)."""
+        opp = 1 - me
+        have, other = view.scores[me], view.scores[opp]
+        target = view.target
+        if max(have, other) + self.near < target:
+
+            def by_points(state: HandState) -> float:
+                points = state.points
+                delta = points[me] - points[opp]
+                if state.winner is not None:
+                    delta += state.end_points if state.winner == me else -state.end_points
+                return delta / 100.0
+
+            return by_points
+
+        def by_match(state: HandState) -> float:
+            points = state.points
+            a = have + points[me]
+            b = other + points[opp]
+            if state.winner == me:
+                a += state.end_points
+            elif state.winner == opp:
+                b += state.end_points
+            return match_win_chance(a, b, target)
+
+        return by_match
+
+
+class SeerBot(HardBot):
+    """``hard`` told the opponent's hand (never the bazaar order): a bound for perfect inference.
+
+    Measurement only. It is never offered to players and cannot play without being shown the
+    hand: the tournament runner calls :meth:`reveal` before each of its decisions, the one
+    channel through which it sees more than its view.
+    """
+
+    name = "seer"
+
+    def __init__(self, **kwargs: float) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._revealed: int | None = None
+
+    def reveal(self, opponent_hand: int) -> None:
+        """Show the opponent's hand (a tile mask) for the next decision only."""
+        self._revealed = opponent_hand
+
+    def choose(self, view: PlayerView, rng: random.Random) -> int:
+        revealed, self._revealed = self._revealed, None
+        if revealed is None:
+            raise RuntimeError("seer plays only when the tournament reveals the opponent's hand")
+        legal = view.legal
+        if len(legal) == 1:
+            return legal[0]
+        knowledge = Knowledge(view)
+        rest_pool = tiles_of(knowledge.unseen & ~revealed)
+        guesses: list[Guess] = []
+        for _ in range(self._guess_count(len(legal))):
+            rest = rest_pool[:]
+            rng.shuffle(rest)
+            guesses.append((revealed, rest))
+        return self._search(view, knowledge, guesses, rng)
