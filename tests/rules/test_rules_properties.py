@@ -1,0 +1,315 @@
+"""Properties over random self-play: a seeded random player picks among the legal codes."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from ruleshelp import random_match
+
+from kva.rules import (
+    DRAW,
+    PASS,
+    HandState,
+    Match,
+    determinize,
+    dumps_record,
+    load_record_text,
+    player_view,
+    read_record,
+    verify_record,
+    write_record,
+)
+from kva.rules.codes import OPEN_BASE
+from kva.rules.match import highest_double
+from kva.rules.tiles import (
+    ALL_TILES,
+    IS_DOUBLE,
+    TILE_BIT,
+    TILE_NAME,
+    TOTAL_PIPS,
+    mask_of,
+    pips_of,
+    round_up_to_five,
+    tiles_of,
+)
+from kva.rules.view_json import view_to_json
+
+SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
+BAZAAR = st.sampled_from(["draw", "pass-only"])
+TARGET = st.sampled_from([75, 175])
+FAST = settings(max_examples=100, deadline=None)
+
+
+def _steps(seed: int, bazaar: str, target: int = 75) -> Iterator[Match]:
+    """Yield the match before every action and once at the end."""
+    chooser = random.Random(seed ^ 0x5EED)
+    match = Match(target, bazaar, random.Random(seed))  # type: ignore[arg-type]
+    while not match.over:
+        yield match
+        match.apply(chooser.choice(match.legal_codes()), player=match.turn)
+    yield match
+
+
+def _placed(code: int) -> int | None:
+    if code >= DRAW:
+        return None
+    return (code - OPEN_BASE) >> 1 if code >= OPEN_BASE else code >> 2
+
+
+def _board_mask(state: HandState) -> int:
+    board = 0
+    for _, code, *_ in state.log:
+        tile = _placed(code)
+        if tile is not None:
+            assert not board & TILE_BIT[tile], "a tile placed twice"
+            board |= TILE_BIT[tile]
+    return board
+
+
+# ------------------------------------------------------------------ conservation
+@FAST
+@given(seed=SEEDS, bazaar=BAZAAR)
+def test_28_tiles_and_168_pips_are_conserved_at_every_step(seed: int, bazaar: str) -> None:
+    for match in _steps(seed, bazaar):
+        state = match.hand
+        board = _board_mask(state)
+        rest = mask_of(state.bazaar[state.draw_pos:])
+        parts = [state.hands[0], state.hands[1], board, rest]
+        assert sum(part.bit_count() for part in parts) == 28
+        assert parts[0] | parts[1] | board | rest == ALL_TILES
+        assert sum(pips_of(part) for part in parts) == TOTAL_PIPS
+        assert state.pips == [pips_of(state.hands[0]), pips_of(state.hands[1])]
+        # The protected tiles never leave the bazaar; nobody draws under pass only.
+        assert state.draw_pos <= 12
+        assert rest & mask_of(state.bazaar[12:]) == mask_of(state.bazaar[12:])
+        if bazaar == "pass-only":
+            assert state.draw_pos == 0
+
+
+# ------------------------------------------------------------------ scores
+@FAST
+@given(seed=SEEDS, bazaar=BAZAAR, target=TARGET)
+def test_every_score_is_a_multiple_of_five(seed: int, bazaar: str, target: int) -> None:
+    match = random_match(seed, target, bazaar)
+    before = (0, 0)
+    for played in match.hands:
+        state = played.state
+        for _, code, _, points, ends_sum in state.log:
+            assert points % 5 == 0 and 0 <= points <= 35
+            if code < OPEN_BASE:
+                assert points == (ends_sum if ends_sum % 5 == 0 and ends_sum <= 35 else 0)
+        assert state.end_points % 5 == 0
+        assert played.result is not None and played.score_after is not None
+        gained = list(state.points)
+        if played.result.winner is not None and played.result.end != "forfeit":
+            gained[played.result.winner] += played.result.points
+        assert played.score_after == (before[0] + gained[0], before[1] + gained[1])
+        assert all(score % 5 == 0 for score in played.score_after)
+        before = played.score_after
+    assert match.scores[0] % 5 == 0 and match.scores[1] % 5 == 0
+
+
+@FAST
+@given(seed=SEEDS, bazaar=BAZAAR)
+def test_hand_end_points_follow_the_domino_and_fish_rules(seed: int, bazaar: str) -> None:
+    match = random_match(seed, 75, bazaar)
+    for played in match.hands:
+        state = played.state
+        assert state.over and played.result is not None
+        if state.end == "domino":
+            assert state.winner is not None and state.hands[state.winner] == 0
+            loser = state.hands[1 - state.winner]
+            expected = 10 if loser == TILE_BIT[0] else round_up_to_five(pips_of(loser))
+            assert state.end_points == expected
+        else:
+            assert state.end == "fish" and state.hands[0] and state.hands[1]
+            available = state.hands[0] | state.hands[1]
+            if bazaar == "draw":
+                available |= mask_of(state.bazaar[state.draw_pos:12])
+            assert not available & _asked_tiles(state)
+            a, b = pips_of(state.hands[0]), pips_of(state.hands[1])
+            if a == b:
+                assert state.winner is None and state.end_points == 0
+            else:
+                assert state.winner == (0 if a < b else 1)
+                assert state.end_points == round_up_to_five(max(a, b))
+
+
+def _asked_tiles(state: HandState) -> int:
+    from kva.rules.tiles import NUMBER_MASK
+
+    asked = 0
+    for n in state.ask:
+        if n >= 0:
+            asked |= NUMBER_MASK[n]
+    return asked
+
+
+@FAST
+@given(seed=SEEDS, bazaar=BAZAAR)
+def test_openers_follow_the_rules_in_every_hand(seed: int, bazaar: str) -> None:
+    match = random_match(seed, 175, bazaar)
+    first = match.hands[0]
+    found = highest_double(first.deal)
+    assert found is not None
+    double, holder = found
+    assert first.opener == holder and first.state.log[0][:2] == (holder, OPEN_BASE + 2 * double)
+    for previous, played in zip(match.hands, match.hands[1:], strict=False):
+        assert previous.result is not None
+        if previous.result.end == "domino":
+            expected = previous.result.winner
+        else:
+            placers = [(p, _placed(code)) for p, code, *_ in previous.state.log
+                       if code < DRAW]
+            nondouble = [p for p, tile in placers if tile is not None and not IS_DOUBLE[tile]]
+            expected = nondouble[-1] if nondouble else placers[-1][0]
+        assert played.opener == expected == played.state.log[0][0]
+
+
+# ------------------------------------------------------------------ records
+@FAST
+@given(seed=SEEDS, bazaar=BAZAAR, target=TARGET)
+def test_every_self_played_record_verifies(seed: int, bazaar: str, target: int) -> None:
+    match = random_match(seed, target, bazaar)
+    doc = write_record(match)
+    replayed = verify_record(doc)
+    assert replayed.scores == match.scores and replayed.winner == match.winner
+    assert doc["score"] == match.scores and doc["winner"] == match.winner
+
+
+@FAST
+@given(seed=SEEDS, bazaar=BAZAAR)
+def test_a_record_round_trips_write_json_read_write_unchanged(seed: int, bazaar: str) -> None:
+    doc = write_record(random_match(seed, 75, bazaar), meta={"seed": seed})
+    text = dumps_record(doc)
+    again = write_record(read_record(load_record_text(text)), meta={"seed": seed})
+    assert again == doc
+    assert dumps_record(again) == text
+    assert json.loads(text) == doc
+
+
+@FAST
+@given(seed=SEEDS, bazaar=BAZAAR, cut=st.integers(min_value=0, max_value=400))
+def test_a_record_in_progress_reads_back_unchanged(seed: int, bazaar: str, cut: int) -> None:
+    chooser = random.Random(seed)
+    match = Match(175, bazaar, random.Random(seed))  # type: ignore[arg-type]
+    for _ in range(cut):
+        if match.over:
+            break
+        match.apply(chooser.choice(match.legal_codes()))
+    doc = write_record(match)
+    again = read_record(doc, complete=match.over, rng=random.Random(0))
+    assert write_record(again) == doc
+
+
+# ------------------------------------------------------------------ views
+def _tile_names(value: Any) -> set[str]:
+    names: set[str] = set()
+    if isinstance(value, str) and value in TILE_NAME:
+        names.add(value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            # Finished hands are revealed; the first hand's forced opening double is public by
+            # the rules (whoever opens must hold it and plays it at once).
+            if key not in ("previous", "forced_opening"):
+                names |= _tile_names(item)
+    elif isinstance(value, list):
+        for item in value:
+            names |= _tile_names(item)
+    return names
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=SEEDS, bazaar=BAZAAR)
+def test_a_players_view_never_shows_the_opponents_tiles_or_the_undrawn_bazaar(
+    seed: int, bazaar: str
+) -> None:
+    for match in _steps(seed, bazaar):
+        if match.over:
+            break
+        state = match.hand
+        undrawn = mask_of(state.bazaar[state.draw_pos:])
+        for me in (0, 1):
+            hidden = state.hands[1 - me] | undrawn
+            view = player_view(match, me)
+            assert mask_of(view.hand) == state.hands[me]
+            assert view.unseen() == hidden
+            assert view.hand_counts == (state.hands[0].bit_count(), state.hands[1].bit_count())
+            for move in view.moves:
+                if move.tile is not None:
+                    assert not TILE_BIT[move.tile] & hidden
+                    assert move.kind != "draw" or move.player == me
+            if view.pending is not None:
+                assert TILE_BIT[view.pending] & state.hands[me]
+            for code in view.legal:
+                tile = _placed(code)
+                assert tile is None or TILE_BIT[tile] & state.hands[me]
+            data = view_to_json(view)
+            if data["forced_opening"] is not None:
+                found = highest_double(match.hands[0].deal)
+                assert len(match.hands) == 1 and found is not None and state.placed == 0
+                assert data["forced_opening"] == TILE_NAME[found[0]] and state.turn == found[1]
+            shown = _tile_names(data)
+            hidden_names = {TILE_NAME[x] for x in tiles_of(hidden)}
+            assert not shown & hidden_names, f"player {me} sees {shown & hidden_names}"
+        spectator = view_to_json(player_view(match, None))
+        assert spectator["hand"] == [] and spectator["legal"] == []
+        assert not _tile_names(spectator) & {TILE_NAME[x] for x in tiles_of(
+            state.hands[0] | state.hands[1] | undrawn)}
+
+
+def _same_future(real: HandState, guess: HandState, chooser: random.Random) -> None:
+    while True:
+        assert guess.legal_codes() == real.legal_codes()
+        assert guess.ends_sum() == real.ends_sum()
+        assert guess.points == real.points and guess.turn == real.turn
+        assert (guess.over, guess.end, guess.winner, guess.end_points) == (
+            real.over, real.end, real.winner, real.end_points)
+        if real.over:
+            assert guess.next_opener() == real.next_opener()
+            return
+        code = chooser.choice(real.legal_codes())
+        real.apply(code)
+        guess.apply(code)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=SEEDS, bazaar=BAZAAR)
+def test_determinize_with_the_true_hidden_tiles_reproduces_the_real_state(
+    seed: int, bazaar: str
+) -> None:
+    chooser = random.Random(seed)
+    for step, match in enumerate(_steps(seed, bazaar)):
+        if match.over:
+            break
+        state = match.hand
+        for me in (0, 1):
+            view = player_view(match, me)
+            guess = determinize(view, state.hands[1 - me], list(state.bazaar[state.draw_pos:]))
+            assert guess.legal_codes() == state.legal_codes()
+            assert guess.ends_sum() == state.ends_sum()
+            if me == state.turn:
+                assert list(view.legal) == state.legal_codes()
+            if step % 5 == 0:
+                _same_future(state.copy(), guess, random.Random(chooser.random()))
+
+
+def test_self_play_reaches_draws_passes_fish_and_domino() -> None:
+    """The properties above see every kind of action and ending (a guard on the generator)."""
+    kinds: set[str] = set()
+    for seed in range(40):
+        for bazaar in ("draw", "pass-only"):
+            match = random_match(seed, 75, bazaar)
+            for played in match.hands:
+                for _, code, *_ in played.state.log:
+                    kinds.add({DRAW: "draw", PASS: "pass"}.get(code, "place"))
+                assert played.result is not None
+                kinds.add(played.result.end)
+                if played.result.winner is None:
+                    kinds.add("drawn fish")
+    assert kinds >= {"draw", "pass", "place", "fish", "domino", "drawn fish"}
