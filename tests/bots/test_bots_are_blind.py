@@ -1,0 +1,63 @@
+"""Bots decide from the view alone: reshuffling hidden tiles the view cannot tell apart changes
+no decision, for the same seed."""
+
+from __future__ import annotations
+
+import random
+
+from botshelp import positions, reshuffled
+
+from kva.bots import BOTS, Bot, make_bot
+from kva.bots.hard import HardBot
+from kva.rules import player_view
+
+
+def blind_bots() -> list[Bot]:
+    bots: list[Bot] = [make_bot(name) for name in BOTS if name != "hard"]
+    bots.append(HardBot(playouts=24, candidates=2))
+    return bots
+
+
+def test_reshuffling_hidden_tiles_consistent_with_the_view_changes_no_decision() -> None:
+    rng = random.Random(11)
+    bots = blind_bots()
+    checked = 0
+    hidden_changed = 0
+    for match, view in positions(seed=77, choices=1500):
+        if len(view.legal) < 2 or rng.random() > 0.25:
+            continue
+        seat = view.player
+        assert seat is not None
+        alt = reshuffled(match, seat, rng)
+        if alt is None:
+            continue
+        alt_view = player_view(alt, seat)
+        assert alt_view == view  # the reshuffle is invisible to this player
+        opp = 1 - seat
+        if alt.hand.hands[opp] != match.hand.hands[opp]:
+            hidden_changed += 1
+        assert alt.hand.hands[opp] | _rest(alt) == match.hand.hands[opp] | _rest(match)
+        for bot in bots:
+            seed = rng.getrandbits(32)
+            mine = bot.choose(view, random.Random(seed))
+            theirs = bot.choose(alt_view, random.Random(seed))
+            assert mine == theirs, (bot.name, mine, theirs)
+        checked += 1
+    assert checked >= 200
+    assert hidden_changed >= 100  # most reshuffles moved tiles into or out of the opponent's hand
+
+
+def _rest(match: object) -> int:
+    from kva.rules import Match
+    from kva.rules.tiles import mask_of
+
+    assert isinstance(match, Match)
+    state = match.hand
+    return mask_of(state.bazaar[state.draw_pos :])
+
+
+def test_a_decision_is_a_pure_function_of_view_and_seed() -> None:
+    bots = blind_bots()
+    for _match, view in positions(seed=3, choices=150):
+        for bot in bots:
+            assert bot.choose(view, random.Random(5)) == bot.choose(view, random.Random(5))

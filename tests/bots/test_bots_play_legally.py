@@ -1,0 +1,55 @@
+"""Every bot returns a legal action and never crashes, over 10,000 random positions."""
+
+from __future__ import annotations
+
+import random
+
+from botshelp import positions
+
+from kva.bots import BOTS, PLAYER_LEVELS, Bot, make_bot
+from kva.bots.hard import HardBot, SeerBot
+
+#: The production code with a small search budget, to keep the suite fast.
+TEST_HARD = {"playouts": 12, "candidates": 2}
+
+
+def test_every_bot_plays_a_legal_action_in_10000_random_positions() -> None:
+    bots: list[Bot] = [make_bot(name) for name in BOTS if name != "hard"]
+    bots.append(HardBot(**TEST_HARD))
+    seer = SeerBot(**TEST_HARD)
+    rng = random.Random(99)
+    choices = 0
+    for match, view in positions(seed=2024, choices=10_000):
+        choices += len(view.legal) > 1
+        seat = view.player
+        assert seat is not None
+        for bot in bots:
+            code = bot.choose(view, rng)
+            assert code in view.legal, (bot.name, code, view.legal)
+        seer.reveal(match.hand.hands[1 - seat])
+        assert seer.choose(view, rng) in view.legal
+    assert choices == 10_000
+
+
+def test_forced_positions_are_answered_without_search() -> None:
+    hard = HardBot(playouts=10**9, max_seconds=5.0)
+    for _match, view in positions(seed=5, choices=50):
+        if len(view.legal) == 1:
+            assert hard.choose(view, random.Random(0)) == view.legal[0]
+
+
+def test_player_levels_are_blind_bots_and_seer_is_not_offered() -> None:
+    assert set(PLAYER_LEVELS) == {"easy", "normal", "hard"}
+    assert all(level in BOTS for level in PLAYER_LEVELS)
+    assert "seer" not in BOTS and "seer" not in PLAYER_LEVELS
+
+
+def test_seer_refuses_to_play_without_being_shown_the_hand() -> None:
+    seer = SeerBot(**TEST_HARD)
+    for _match, view in positions(seed=8, choices=1):
+        if len(view.legal) > 1:
+            try:
+                seer.choose(view, random.Random(0))
+            except RuntimeError:
+                return
+            raise AssertionError("seer played blind")
