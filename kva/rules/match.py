@@ -114,11 +114,10 @@ class Match:
 
     # ----------------------------------------------------------------- dealing
     def _next_deal(self) -> Deal:
-        if self._deals is not None:
-            if len(self.hands) >= len(self._deals):
-                raise IndexError("no deal given for this hand")
+        if self._deals is not None and len(self.hands) < len(self._deals):
             return self._deals[len(self.hands)]
-        assert self._rng is not None
+        if self._rng is None:
+            raise IndexError("no deal given for this hand")
         return shuffled_deal(self._rng)
 
     def _start_hand(self, opener: int | None) -> None:

@@ -169,7 +169,7 @@ def _action_code(move: Any, where: str, opening: bool) -> int:
             raise RecordError(where, "the opening tile takes no 'end'")
         return open_code(tile, flipped=a != TILE_LOW[tile])
     end = _field(move, "end", where)
-    if end not in END_INDEX:
+    if not isinstance(end, str) or end not in END_INDEX:
         raise RecordError(f"{where}.end", f"must be L, R, U or D, found {end!r}")
     return play_code(tile, END_INDEX[end])
 
@@ -209,10 +209,10 @@ def read_record(doc: Any, *, complete: bool = True, rng: RandomSource | None = N
         if not match.over:
             raise RecordError("hands", "missing hands: the match is not over")
         winner = _field(doc, "winner", "")
-        if winner != match.winner:
+        if not _same(winner, match.winner):
             raise RecordError("winner", f"is {winner!r}, but the rules give {match.winner}")
     score = _field(doc, "score", "")
-    if score != match.scores:
+    if not _same(score, match.scores):
         raise RecordError("score", f"is {score!r}, but the rules give {match.scores}")
     return match
 
@@ -248,6 +248,10 @@ def _replay_hand(match: Match, hand: Any, where: str, *, last: bool, complete: b
             match.apply(code)
         except IllegalAction as exc:
             raise RecordError(at, str(exc)) from None
+        except IndexError:  # the hand ended, the match goes on, and the record deals no more
+            raise RecordError(
+                "hands", f"missing hands: the match is not over after {where}"
+            ) from None
         _, _, _, points, ends_sum = state.log[-1]
         if code < DRAW:
             _check(move, "points", points, at)
@@ -293,10 +297,21 @@ def _replay_hand(match: Match, hand: Any, where: str, *, last: bool, complete: b
                 )
     score = _field(hand, "score", where)
     assert played.score_after is not None
-    if score != list(played.score_after):
+    if not _same(score, list(played.score_after)):
         raise RecordError(
             f"{where}.score", f"is {score!r}, but the rules give {list(played.score_after)}"
         )
+
+
+def _same(got: Any, rules: Any) -> bool:
+    """JSON equality: unlike ``==`` it tells ``true`` from 1 and ``false`` from 0."""
+    if isinstance(rules, list):
+        return (
+            isinstance(got, list)
+            and len(got) == len(rules)
+            and all(_same(g, r) for g, r in zip(got, rules, strict=True))
+        )
+    return isinstance(got, bool) == isinstance(rules, bool) and got == rules
 
 
 def _check(move: dict[str, Any], key: str, expected: int, at: str) -> None:
