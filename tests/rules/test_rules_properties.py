@@ -7,6 +7,7 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruleshelp import random_match
@@ -15,7 +16,10 @@ from kva.rules import (
     DRAW,
     PASS,
     HandState,
+    IllegalAction,
     Match,
+    action_from_json,
+    action_to_json,
     determinize,
     dumps_record,
     load_record_text,
@@ -313,3 +317,48 @@ def test_self_play_reaches_draws_passes_fish_and_domino() -> None:
                 if played.result.winner is None:
                     kinds.add("drawn fish")
     assert kinds >= {"draw", "pass", "place", "fish", "domino", "drawn fish"}
+
+
+ALL_CODES = [*range(OPEN_BASE + 2 * 28), DRAW, PASS]
+
+
+def _snapshot(state: HandState) -> tuple[Any, ...]:
+    return tuple(
+        list(value) if isinstance(value, list) else value
+        for value in (getattr(state, name) for name in HandState.__slots__)
+    )
+
+
+@FAST
+@given(seed=SEEDS, bazaar=BAZAAR)
+def test_an_illegal_action_is_refused_and_changes_nothing(seed: int, bazaar: str) -> None:
+    probe = random.Random(seed)
+    for match in _steps(seed, bazaar):
+        if match.over:
+            break
+        state = match.hand
+        legal = set(state.legal_codes())
+        # legal_codes lists each opening once; the same tile written the other way is legal too.
+        legal |= {code + 1 for code in legal if OPEN_BASE <= code < DRAW}
+        before = _snapshot(state)
+        for code in probe.sample(ALL_CODES, 12):
+            if code in legal:
+                continue
+            try:
+                state.apply(code)
+            except IllegalAction as exc:
+                assert str(exc)
+            else:
+                raise AssertionError(f"illegal code {code} was applied")
+            assert _snapshot(state) == before
+
+
+@FAST
+@given(seed=SEEDS, bazaar=BAZAAR)
+def test_every_legal_action_survives_its_json_form(seed: int, bazaar: str) -> None:
+    for match in _steps(seed, bazaar):
+        legal = match.legal_codes()
+        for code in legal:
+            assert action_from_json(action_to_json(code), legal) == code
+        with pytest.raises(IllegalAction):
+            action_from_json({"type": "play", "tile": "6-6", "end": "Q"}, legal)

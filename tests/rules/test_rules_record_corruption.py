@@ -23,6 +23,7 @@ from kva.rules import (
     RecordError,
     load_record_text,
     read_record,
+    shuffled_deal,
     verify_record,
     write_record,
 )
@@ -708,3 +709,16 @@ def test_the_base_records_have_what_the_corruptions_need() -> None:
         assert {h["result"]["end"] for h in doc["hands"]} == {"fish", "domino"}
     match, _ = base()
     assert any(code == DRAW for h in match.hands for _, code, *_ in h.state.log)
+
+
+def test_a_record_in_progress_without_the_next_deal_is_dealt_on_from_the_rng() -> None:
+    match, doc = base()
+    doc["hands"] = doc["hands"][:1]
+    doc["winner"] = None
+    doc["score"] = doc["hands"][0]["score"]
+    with pytest.raises(RecordError, match="missing hands"):
+        read_record(doc, complete=False)
+    resumed = read_record(doc, complete=False, rng=random.Random(5))
+    assert len(resumed.hands) == 2 and not resumed.over
+    assert resumed.hands[1].opener == match.hands[1].opener
+    assert resumed.hands[1].deal == shuffled_deal(random.Random(5))
