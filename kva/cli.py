@@ -12,6 +12,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "kva.commands.record",
     "kva.commands.selfplay",
     "kva.commands.bench",
+    "kva.commands.serve",
     "kva.commands.tournament",
 )
 

@@ -1,0 +1,173 @@
+"""Publish/subscribe between the play service and the connections, in one process or many.
+
+One small interface, two implementations: :class:`MemoryBroker` (one process, the default) and
+:class:`RedisBroker` (Redis pub/sub, so that several app instances sharing a database reach each
+other's clients). Messages are JSON-serialisable dicts; a topic is a string like ``match:abc``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections import defaultdict
+from collections.abc import AsyncIterator
+from typing import Any, Protocol
+
+log = logging.getLogger(__name__)
+
+
+class Subscription:
+    """A stream of messages on one topic; iterate it, and ``close()`` it when done."""
+
+    def __init__(self, topic: str, broker: _FanOut) -> None:
+        self.topic = topic
+        self._broker = broker
+        self._queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+    def _deliver(self, message: dict[str, Any]) -> None:
+        self._queue.put_nowait(message)
+
+    async def get(self) -> dict[str, Any]:
+        """The next message (waits for one)."""
+        return await self._queue.get()
+
+    def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[dict[str, Any]]:
+        while True:
+            yield await self._queue.get()
+
+    async def close(self) -> None:
+        """Stop receiving."""
+        await self._broker._unsubscribe(self)
+
+
+class Broker(Protocol):
+    """What the service and the web shell need from a broker."""
+
+    async def start(self) -> None: ...
+    async def stop(self) -> None: ...
+    async def publish(self, topic: str, message: dict[str, Any]) -> None: ...
+    async def subscribe(self, topic: str) -> Subscription: ...
+
+
+class _FanOut:
+    """Local subscribers by topic: the part both brokers share."""
+
+    def __init__(self) -> None:
+        self._subs: dict[str, set[Subscription]] = defaultdict(set)
+
+    def _fan_out(self, topic: str, message: dict[str, Any]) -> None:
+        for sub in list(self._subs.get(topic, ())):
+            sub._deliver(message)
+
+    async def subscribe(self, topic: str) -> Subscription:
+        sub = Subscription(topic, self)
+        first = not self._subs.get(topic)
+        self._subs[topic].add(sub)
+        if first:
+            await self._first_subscriber(topic)
+        return sub
+
+    async def _unsubscribe(self, sub: Subscription) -> None:
+        subs = self._subs.get(sub.topic)
+        if subs is None or sub not in subs:
+            return
+        subs.discard(sub)
+        if not subs:
+            del self._subs[sub.topic]
+            await self._last_unsubscribed(sub.topic)
+
+    async def _first_subscriber(self, topic: str) -> None:
+        """Hook: a topic got its first local subscriber."""
+
+    async def _last_unsubscribed(self, topic: str) -> None:
+        """Hook: a topic lost its last local subscriber."""
+
+
+class MemoryBroker(_FanOut):
+    """In-process broker: publish hands the message to every local subscriber of the topic."""
+
+    async def start(self) -> None:
+        return None
+
+    async def stop(self) -> None:
+        return None
+
+    async def publish(self, topic: str, message: dict[str, Any]) -> None:
+        self._fan_out(topic, message)
+
+
+class RedisBroker(_FanOut):
+    """Redis pub/sub: one connection publishes, one listens to the topics local clients want."""
+
+    PREFIX = "kva:"
+
+    def __init__(self, url: str) -> None:
+        super().__init__()
+        import redis.asyncio as redis
+
+        self._redis = redis.from_url(url)
+        self._pubsub = self._redis.pubsub()
+        self._reader: asyncio.Task[None] | None = None
+        self._ready = asyncio.Event()
+
+    async def start(self) -> None:
+        await self._redis.ping()
+        # A placeholder channel, so the pubsub connection exists before the first real topic.
+        await self._pubsub.subscribe(self.PREFIX + "_")
+        self._reader = asyncio.create_task(self._read(), name="kva-redis-broker")
+
+    async def stop(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+        with contextlib.suppress(Exception):
+            await self._pubsub.aclose()
+        with contextlib.suppress(Exception):
+            await self._redis.aclose()
+
+    async def publish(self, topic: str, message: dict[str, Any]) -> None:
+        await self._redis.publish(self.PREFIX + topic, json.dumps(message, ensure_ascii=False))
+
+    async def _first_subscriber(self, topic: str) -> None:
+        await self._pubsub.subscribe(self.PREFIX + topic)
+
+    async def _last_unsubscribed(self, topic: str) -> None:
+        with contextlib.suppress(Exception):
+            await self._pubsub.unsubscribe(self.PREFIX + topic)
+
+    async def _read(self) -> None:
+        while True:
+            try:
+                item = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a dropped connection: redis-py reconnects on the next call
+                log.exception("redis broker read failed; retrying")
+                await asyncio.sleep(0.5)
+                continue
+            if item is None or item.get("type") != "message":
+                continue
+            channel = item["channel"]
+            if isinstance(channel, bytes):
+                channel = channel.decode()
+            try:
+                message = json.loads(item["data"])
+            except (ValueError, TypeError):
+                log.warning("dropping a malformed broker message on %s", channel)
+                continue
+            self._fan_out(channel[len(self.PREFIX):], message)
+
+
+def make_broker(url: str | None) -> Broker:
+    """The broker for ``url``: Redis for ``redis://``, in-memory for None or ``memory``."""
+    if not url or url == "memory":
+        return MemoryBroker()
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        return RedisBroker(url)
+    raise ValueError(f"unsupported broker URL {url!r} (expected redis://... or memory)")

@@ -1,0 +1,89 @@
+"""The schema: users (guests and, later, registered players), matches and closed tables.
+
+Designed to carry the next features without a rewrite: ``users`` already has a kind, a unique
+nickname and Glicko-2 columns; ``matches`` holds seats as user ids or bot names, a rated flag and
+the whole ``georgian-domino/1`` record (in progress or finished) with an optimistic version.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware UTC (stored as such on every backend)."""
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every kva table."""
+
+
+class User(Base):
+    """A person: a guest (``kind='guest'``, nickname ``guest-4821``) or, later, a registered one."""
+
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    nickname: Mapped[str] = mapped_column(String(40), unique=True, nullable=False)
+    kind: Mapped[str] = mapped_column(String(16), nullable=False, default="guest")
+    password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    locale: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    rating: Mapped[float] = mapped_column(Float, nullable=False, default=1500.0)
+    rating_deviation: Mapped[float] = mapped_column(Float, nullable=False, default=350.0)
+    rating_volatility: Mapped[float] = mapped_column(Float, nullable=False, default=0.06)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class MatchRow(Base):
+    """One match. ``record`` is the full record (hidden information included, so never sent to a
+    player while ``status`` is not ``finished``); ``version`` counts committed changes and is the
+    optimistic-concurrency guard of every write."""
+
+    __tablename__ = "matches"
+
+    id: Mapped[str] = mapped_column(String(24), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, index=True)
+    target: Mapped[int] = mapped_column(Integer, nullable=False)
+    bazaar: Mapped[str] = mapped_column(String(16), nullable=False)
+    rated: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    seat0_user_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id"), nullable=True, index=True
+    )
+    seat1_user_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id"), nullable=True, index=True
+    )
+    seat0_bot: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    seat1_bot: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    version: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
+    record: Mapped[dict] = mapped_column(JSON, nullable=False)
+    winner: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    end_reason: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class TableRow(Base):
+    """A closed (friend) table: the unguessable token of its link and an optional password hash."""
+
+    __tablename__ = "tables"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), unique=True, nullable=False)
+    token: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    password_hash: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_by: Mapped[int] = mapped_column(ForeignKey("users.id"), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -1,0 +1,96 @@
+"""The FastAPI application: lifespan (database, migrations, broker, play service), the
+identity and language middleware, and the routers."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+
+from kva.i18n import COOKIE_NAME as LANG_COOKIE
+from kva.i18n import negotiate_locale
+from kva.service.broker import make_broker
+from kva.service.play import PlayService
+from kva.storage import repo
+from kva.storage.db import create_engine, session_factory
+from kva.storage.migrate import upgrade
+from kva.web import pages, ws
+from kva.web.identity import COOKIE, MAX_AGE, SessionCodec
+from kva.web.settings import Settings
+
+log = logging.getLogger(__name__)
+STATIC = Path(__file__).with_name("static")
+#: Paths that need no identity (no guest is created for them).
+_ANONYMOUS_PREFIXES = ("/static/", "/healthz", "/favicon")
+
+
+def create_app(settings: Settings) -> FastAPI:
+    """The platform as an ASGI app configured by ``settings``."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        engine = create_engine(settings.database_url)
+        await upgrade(engine)
+        broker = make_broker(settings.broker_url)
+        await broker.start()
+        sessions = session_factory(engine)
+        service = PlayService(sessions, broker, forced_delay=settings.forced_delay,
+                              bot_delay=settings.bot_delay)
+        app.state.sessions = sessions
+        app.state.broker = broker
+        app.state.service = service
+        await service.start()
+        try:
+            yield
+        finally:
+            await service.stop()
+            await broker.stop()
+            await engine.dispose()
+
+    app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.settings = settings
+    app.state.codec = SessionCodec(settings.secret_key)
+
+    @app.middleware("http")
+    async def identity_and_language(request: Request, call_next):  # type: ignore[no-untyped-def]
+        request.state.locale = negotiate_locale(
+            request.cookies.get(LANG_COOKIE), request.headers.get("accept-language")
+        )
+        request.state.user = None
+        new_cookie: str | None = None
+        if not request.url.path.startswith(_ANONYMOUS_PREFIXES):
+            codec: SessionCodec = app.state.codec
+            uid = codec.loads(request.cookies.get(COOKIE))
+            user = None
+            if uid is not None:
+                async with app.state.sessions() as session:
+                    user = await repo.get_user(session, uid)
+            if user is None:
+                user = await repo.create_guest(app.state.sessions)
+                new_cookie = codec.dumps(user.id)
+            request.state.user = user
+        response: Response = await call_next(request)
+        if new_cookie is not None:
+            response.set_cookie(COOKIE, new_cookie, max_age=MAX_AGE, httponly=True,
+                                samesite="lax", secure=settings.secure_cookies)
+        return response
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        return pages.error_page(request, exc.status_code, exc.detail)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_input(request: Request, exc: RequestValidationError) -> Response:
+        return pages.error_page(request, 400, None)
+
+    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    app.include_router(pages.router)
+    app.include_router(ws.router)
+    return app

@@ -1,0 +1,37 @@
+"""Render a page in the visitor's language: one cached Jinja environment per language."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+
+from kva.i18n import jinja_env
+
+TEMPLATES = Path(__file__).with_name("templates")
+_LOADER = jinja2.FileSystemLoader(str(TEMPLATES))
+
+
+def render(request: Request, name: str, context: dict[str, Any] | None = None,
+           status_code: int = 200) -> HTMLResponse:
+    """``name`` rendered for this request's language, user and path."""
+    locale: str = request.state.locale
+    env = jinja_env(locale, _LOADER)
+    ctx = {
+        "request": request,
+        "user": getattr(request.state, "user", None),
+        "here": request.url.path + (f"?{request.url.query}" if request.url.query else ""),
+    }
+    ctx.update(context or {})
+    html = env.get_template(name).render(ctx)
+    return HTMLResponse(html, status_code=status_code)
+
+
+def translator(request: Request):  # type: ignore[no-untyped-def]
+    """The request language's ``gettext`` for messages built in Python."""
+    from kva.i18n import translations
+
+    return translations(request.state.locale).gettext

@@ -1,0 +1,76 @@
+"""Platform settings from the environment, with defaults that run out of the box.
+
+Every variable is documented in ``docs/configuration.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def _float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from None
+    if value < 0:
+        raise ValueError(f"{name} must not be negative")
+    return value
+
+
+def persistent_secret(data_dir: Path) -> str:
+    """A secret key kept in ``data_dir/secret_key`` (created once), so sessions outlive a
+    restart even when ``KVA_SECRET_KEY`` is not set."""
+    path = data_dir / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(48)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(key)
+    return key
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything configurable about a running platform."""
+
+    database_url: str
+    broker_url: str | None
+    secret_key: str
+    host: str = "127.0.0.1"
+    port: int = 8000
+    forced_delay: float = 0.6
+    bot_delay: float = 0.8
+    secure_cookies: bool = False
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        """Read ``KVA_*`` variables; anything unset gets the embedded default."""
+        data_dir = Path(os.environ.get("KVA_DATA_DIR") or "var")
+        database_url = os.environ.get("KVA_DATABASE_URL") or (
+            f"sqlite+aiosqlite:///{data_dir / 'kva.sqlite3'}"
+        )
+        secret = os.environ.get("KVA_SECRET_KEY") or persistent_secret(data_dir)
+        port_raw = os.environ.get("KVA_PORT") or "8000"
+        try:
+            port = int(port_raw)
+        except ValueError:
+            raise ValueError(f"KVA_PORT must be a port number, not {port_raw!r}") from None
+        return cls(
+            database_url=database_url,
+            broker_url=os.environ.get("KVA_BROKER_URL") or None,
+            secret_key=secret,
+            host=os.environ.get("KVA_HOST") or "127.0.0.1",
+            port=port,
+            forced_delay=_float("KVA_FORCED_DELAY", 0.6),
+            bot_delay=_float("KVA_BOT_DELAY", 0.8),
+            secure_cookies=os.environ.get("KVA_SECURE_COOKIES", "") in ("1", "true", "yes"),
+        )

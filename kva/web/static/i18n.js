@@ -1,0 +1,9 @@
+// Translated strings rendered by the server (templates/_js_strings.html): never text in JS.
+const blob = document.getElementById("kva-strings");
+const STRINGS = blob ? JSON.parse(blob.textContent) : {};
+
+/** The translated string `key` with `{name}` placeholders filled from `vars`. */
+export function t(key, vars = {}) {
+  const text = STRINGS[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m));
+}

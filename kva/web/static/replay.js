@@ -1,0 +1,148 @@
+// Replay of a finished match from its georgian-domino/1 record: every public position, with
+// the board and the open-ends sum, stepped forward and back. The record is trusted (the server
+// verified every move as it was played); this only lays it out.
+import { t } from "./i18n.js";
+import { drawBoard, tileSVG } from "./tiles.js";
+
+const record = JSON.parse(document.getElementById("kva-record").textContent);
+const root = document.getElementById("replay");
+const seat = root.dataset.seat === "" ? null : Number(root.dataset.seat);
+const $ = (id) => document.getElementById(id);
+
+const canon = (name) => {
+  const [a, b] = name.split("-").map(Number);
+  return a <= b ? `${a}-${b}` : `${b}-${a}`;
+};
+const halves = (name) => name.split("-").map(Number);
+
+function playerName(p) {
+  const raw = (record.players[p] || {}).name || "";
+  if (seat === p) return t("you");
+  if (raw.startsWith("bot:")) return t(`bot_${raw.slice(4)}`);
+  return raw;
+}
+
+/** Every position of the match: [{hand, index, text, board, sum, scores, hands, last, points}]. */
+function buildSteps() {
+  const steps = [];
+  let before = [0, 0];
+  record.hands.forEach((hand, h) => {
+    const n = h + 1;
+    const held = [new Set(hand.deal.hands[0].map(canon)), new Set(hand.deal.hands[1].map(canon))];
+    const board = { opening: null, lines: { L: [], R: [], U: [], D: [] } };
+    const ask = { L: -1, R: -1, U: -1, D: -1 };
+    let stavka = null; // {n, end, closed}
+    let sum = 0;
+    const scores = [...before];
+    const points = {};
+    const snap = (text, last) => steps.push({
+      hand: n, text, last, sum, scores: [...scores], points: { ...points },
+      board: JSON.parse(JSON.stringify(board)), hands: [[...held[0]], [...held[1]]],
+    });
+    snap(t("replay_start", { n }), null);
+    hand.moves.forEach((m, i) => {
+      const name = playerName(m.p);
+      const args = { n, i: i + 1, name };
+      if (m.draw) {
+        held[m.p].add(canon(m.draw));
+        snap(t("replay_draw", { ...args, tile: m.draw }), null);
+        return;
+      }
+      if (m.pass) {
+        snap(t("replay_pass", args), null);
+        return;
+      }
+      const tile = canon(m.play);
+      held[m.p].delete(tile);
+      const [x, y] = halves(m.play);
+      if (!board.opening) {
+        const dbl = x === y;
+        board.opening = { tile, left: x, right: y, double: dbl, stavka: dbl };
+        ask.L = x; ask.R = y;
+        if (dbl) stavka = { n: x, end: null, closed: false };
+        sum = dbl ? 2 * x : x + y;
+        if (m.points) { points[tile] = m.points; scores[m.p] += m.points; }
+        snap(t("replay_open", { ...args, tile: m.play }), tile);
+        return;
+      }
+      const end = m.end;
+      const touch = x === ask[end] ? x : y;
+      const outer = touch === x ? y : x;
+      const dbl = x === y;
+      const isStavka = dbl && !stavka;
+      board.lines[end].push({ tile, touch, outer, double: dbl, stavka: isStavka });
+      ask[end] = outer;
+      if (isStavka) stavka = { n: x, end, closed: false };
+      else if (stavka && !stavka.closed) {
+        const closes = stavka.end === null
+          ? board.lines.L.length > 0 && board.lines.R.length > 0
+          : end === stavka.end;
+        if (closes) { stavka.closed = true; ask.U = stavka.n; ask.D = stavka.n; }
+      }
+      sum = m.ends_sum;
+      if (m.points) { points[tile] = m.points; scores[m.p] += m.points; }
+      snap(t("replay_play", { ...args, tile: m.play, end: t(`end_${end}`) }), tile);
+    });
+    if (hand.result) {
+      const r = hand.result;
+      let text;
+      if (r.end === "forfeit") text = t("replay_forfeit", { name: playerName(1 - r.winner) });
+      else if (r.end === "domino") {
+        text = t("hand_domino", { name: playerName(r.winner), points: r.points });
+      } else if (r.winner === null) text = t("hand_fish_draw");
+      else text = t("hand_fish", { name: playerName(r.winner), points: r.points });
+      if (hand.score) { scores[0] = hand.score[0]; scores[1] = hand.score[1]; }
+      snap(t("replay_result", { n, result: text }), null);
+      before = hand.score ? [...hand.score] : scores;
+    }
+  });
+  return steps;
+}
+
+const steps = buildSteps();
+let pos = 0;
+
+function showHand(el, tiles) {
+  el.replaceChildren();
+  for (const name of tiles) {
+    const s = document.createElement("span");
+    s.className = "tile mini";
+    s.dataset.tile = name;
+    s.appendChild(tileSVG(name));
+    el.appendChild(s);
+  }
+}
+
+function render() {
+  const step = steps[pos];
+  drawBoard($("replay-board"), step.board, { points: step.points, last: step.last });
+  $("replay-sum").textContent = step.sum;
+  $("replay-move").textContent = step.text;
+  $("replay-pos").textContent = t("replay_position", { i: pos + 1, n: steps.length });
+  for (const p of [0, 1]) {
+    $(`r-name${p}`).textContent = playerName(p);
+    $(`r-hname${p}`).textContent = playerName(p);
+    $(`r-score${p}`).textContent = step.scores[p];
+    showHand($(`r-hand${p}`), step.hands[p]);
+  }
+  $("replay-prev").disabled = pos === 0;
+  $("replay-first").disabled = pos === 0;
+  $("replay-next").disabled = pos === steps.length - 1;
+  $("replay-last").disabled = pos === steps.length - 1;
+  root.dataset.position = pos;
+}
+
+function go(to) {
+  pos = Math.max(0, Math.min(steps.length - 1, to));
+  render();
+}
+
+$("replay-prev").addEventListener("click", () => go(pos - 1));
+$("replay-next").addEventListener("click", () => go(pos + 1));
+$("replay-first").addEventListener("click", () => go(0));
+$("replay-last").addEventListener("click", () => go(steps.length - 1));
+document.addEventListener("keydown", (e) => {
+  if (e.key === "ArrowLeft") go(pos - 1);
+  if (e.key === "ArrowRight") go(pos + 1);
+});
+render();

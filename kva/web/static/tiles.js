@@ -1,0 +1,234 @@
+// Domino tiles and the board as SVG: ivory tiles with pips, the stavka marked, lines L/R
+// through the opening, U/D vertically from the stavka. Pure drawing: no game logic here.
+const NS = "http://www.w3.org/2000/svg";
+const U = 40; // one unit (a tile's short side) in SVG user units
+const GAP = 0.08;
+
+const PIPS = {
+  0: [],
+  1: [[0.5, 0.5]],
+  2: [[0.27, 0.27], [0.73, 0.73]],
+  3: [[0.25, 0.25], [0.5, 0.5], [0.75, 0.75]],
+  4: [[0.27, 0.27], [0.73, 0.27], [0.27, 0.73], [0.73, 0.73]],
+  5: [[0.25, 0.25], [0.75, 0.25], [0.5, 0.5], [0.25, 0.75], [0.75, 0.75]],
+  6: [[0.27, 0.22], [0.27, 0.5], [0.27, 0.78], [0.73, 0.22], [0.73, 0.5], [0.73, 0.78]],
+};
+
+export function el(name, attrs = {}, parent = null) {
+  const node = document.createElementNS(NS, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function pips(g, n, x, y, size, transpose) {
+  for (const [px, py] of PIPS[n] || []) {
+    const [qx, qy] = transpose ? [py, px] : [px, py];
+    el("circle", { cx: x + qx * size, cy: y + qy * size, r: size * 0.095, class: "pip" }, g);
+  }
+}
+
+/**
+ * One tile as an SVG group at (x, y) in units, `horizontal` (2x1, `a` left) or vertical
+ * (1x2, `a` on top). `cls` adds classes (stavka, last, ghost...).
+ */
+export function tileGroup(a, b, x, y, horizontal, cls = "") {
+  const w = horizontal ? 2 : 1;
+  const h = horizontal ? 1 : 2;
+  const g = el("g", { class: `tile-svg ${cls}`.trim() });
+  const inset = GAP / 2;
+  el("rect", {
+    x: (x + inset) * U, y: (y + inset) * U, width: (w - GAP) * U, height: (h - GAP) * U,
+    rx: U * 0.14, class: "tile-body",
+  }, g);
+  const size = U - GAP * U;
+  if (horizontal) {
+    el("line", { x1: (x + 1) * U, y1: (y + 0.18) * U, x2: (x + 1) * U, y2: (y + 0.82) * U,
+      class: "tile-divider" }, g);
+    pips(g, a, (x + inset) * U, (y + inset) * U, size, true);
+    pips(g, b, (x + 1 + inset - GAP / 2) * U, (y + inset) * U, size, true);
+  } else {
+    el("line", { x1: (x + 0.18) * U, y1: (y + 1) * U, x2: (x + 0.82) * U, y2: (y + 1) * U,
+      class: "tile-divider" }, g);
+    pips(g, a, (x + inset) * U, (y + inset) * U, size, false);
+    pips(g, b, (x + inset) * U, (y + 1 + inset - GAP / 2) * U, size, false);
+  }
+  return g;
+}
+
+/** A standalone tile (hand, revealed hands): an <svg> element, vertical unless `horizontal`. */
+export function tileSVG(name, { horizontal = false, back = false } = {}) {
+  const svg = el("svg", {
+    viewBox: horizontal ? `0 0 ${2 * U} ${U}` : `0 0 ${U} ${2 * U}`,
+    class: back ? "tile-back-svg" : "tile-face-svg", "aria-hidden": "true",
+  });
+  if (back) {
+    const w = horizontal ? 2 : 1;
+    const h = horizontal ? 1 : 2;
+    el("rect", { x: GAP / 2 * U, y: GAP / 2 * U, width: (w - GAP) * U, height: (h - GAP) * U,
+      rx: U * 0.14, class: "tile-back" }, svg);
+    el("circle", { cx: (w / 2) * U, cy: (h / 2) * U, r: U * 0.16, class: "tile-back-mark" }, svg);
+    return svg;
+  }
+  const [a, b] = name.split("-").map(Number);
+  svg.appendChild(tileGroup(a, b, 0, 0, horizontal));
+  return svg;
+}
+
+/**
+ * Lay out a board ({opening, lines, stavka}) as rectangles in units. Returns
+ * {tiles: [{tile, a, b, x, y, horizontal, stavka, end}], slots: {L,R,U,D: {x,y,horizontal}}}.
+ */
+export function layoutBoard(board) {
+  const tiles = [];
+  const slots = {};
+  const op = board.opening;
+  if (!op) return { tiles, slots, empty: true };
+  let stavkaX = null;
+  if (op.double) {
+    tiles.push({ tile: op.tile, a: op.left, b: op.right, x: -0.5, y: -1, horizontal: false,
+      stavka: op.stavka, end: null });
+    if (op.stavka) stavkaX = 0;
+  } else {
+    tiles.push({ tile: op.tile, a: op.left, b: op.right, x: -1, y: -0.5, horizontal: true,
+      stavka: false, end: null });
+  }
+  const startR = op.double ? 0.5 : 1;
+  const startL = op.double ? -0.5 : -1;
+  let xr = startR;
+  for (const t of board.lines.R || []) {
+    if (t.double) {
+      tiles.push({ tile: t.tile, a: t.touch, b: t.outer, x: xr, y: -1, horizontal: false,
+        stavka: t.stavka, end: "R" });
+      if (t.stavka) stavkaX = xr + 0.5;
+      xr += 1;
+    } else {
+      tiles.push({ tile: t.tile, a: t.touch, b: t.outer, x: xr, y: -0.5, horizontal: true,
+        stavka: false, end: "R" });
+      xr += 2;
+    }
+  }
+  let xl = startL;
+  for (const t of board.lines.L || []) {
+    if (t.double) {
+      tiles.push({ tile: t.tile, a: t.touch, b: t.outer, x: xl - 1, y: -1, horizontal: false,
+        stavka: t.stavka, end: "L" });
+      if (t.stavka) stavkaX = xl - 0.5;
+      xl -= 1;
+    } else {
+      tiles.push({ tile: t.tile, a: t.outer, b: t.touch, x: xl - 2, y: -0.5, horizontal: true,
+        stavka: false, end: "L" });
+      xl -= 2;
+    }
+  }
+  slots.R = { x: xr, y: -0.5, horizontal: true };
+  slots.L = { x: xl - 2, y: -0.5, horizontal: true };
+  if (stavkaX !== null) {
+    let yu = -1;
+    for (const t of board.lines.U || []) {
+      if (t.double) {
+        tiles.push({ tile: t.tile, a: t.touch, b: t.outer, x: stavkaX - 1, y: yu - 1,
+          horizontal: true, stavka: false, end: "U" });
+        yu -= 1;
+      } else {
+        tiles.push({ tile: t.tile, a: t.outer, b: t.touch, x: stavkaX - 0.5, y: yu - 2,
+          horizontal: false, stavka: false, end: "U" });
+        yu -= 2;
+      }
+    }
+    let yd = 1;
+    for (const t of board.lines.D || []) {
+      if (t.double) {
+        tiles.push({ tile: t.tile, a: t.touch, b: t.outer, x: stavkaX - 1, y: yd,
+          horizontal: true, stavka: false, end: "D" });
+        yd += 1;
+      } else {
+        tiles.push({ tile: t.tile, a: t.touch, b: t.outer, x: stavkaX - 0.5, y: yd,
+          horizontal: false, stavka: false, end: "D" });
+        yd += 2;
+      }
+    }
+    slots.U = { x: stavkaX - 0.5, y: yu - 2, horizontal: false };
+    slots.D = { x: stavkaX - 0.5, y: yd, horizontal: false };
+  }
+  return { tiles, slots, empty: false };
+}
+
+/**
+ * Draw `board` into `svg`. `options`: points (tile name -> points scored), last (tile name),
+ * targets (ends to offer as clickable slots), onTarget(end), emptyText.
+ */
+export function drawBoard(svg, board, options = {}) {
+  while (svg.firstChild) svg.removeChild(svg.firstChild);
+  const { tiles, slots, empty } = layoutBoard(board);
+  let minX = -3; let maxX = 3; let minY = -2.6; let maxY = 2.6;
+  const grow = (x, y, w, h) => {
+    minX = Math.min(minX, x); maxX = Math.max(maxX, x + w);
+    minY = Math.min(minY, y); maxY = Math.max(maxY, y + h);
+  };
+  const layer = el("g", {}, svg);
+  if (empty && options.emptyText) {
+    const text = el("text", { x: 0, y: 0.2 * U, class: "board-empty", "text-anchor": "middle" },
+      layer);
+    text.textContent = options.emptyText;
+  }
+  const badges = [];
+  for (const t of tiles) {
+    const w = t.horizontal ? 2 : 1;
+    const h = t.horizontal ? 1 : 2;
+    grow(t.x, t.y, w, h);
+    const cls = [t.stavka ? "stavka" : "", t.tile === options.last ? "last" : ""].join(" ");
+    const g = tileGroup(t.a, t.b, t.x, t.y, t.horizontal, cls);
+    g.setAttribute("data-tile", t.tile);
+    if (t.end) g.setAttribute("data-end", t.end);
+    layer.appendChild(g);
+    const pts = options.points ? options.points[t.tile] : 0;
+    if (pts) badges.push({ t, w, h, pts });
+  }
+  // Points next to the tile that scored: beside a vertical tile, above a horizontal one;
+  // drawn after every tile so no neighbour covers them.
+  for (const { t, w, h, pts } of badges) {
+    let bx = t.x + w / 2;
+    let by = t.y - 0.36;
+    if (t.end === "U" || t.end === "D") {
+      bx = t.x + w + 0.62;
+      by = t.y + h / 2;
+    } else if (t.stavka) {
+      bx = t.x + w + 0.6;
+      by = t.y + 0.22;
+    }
+    const badge = el("g", { class: "points-badge", "data-tile": t.tile }, layer);
+    el("rect", { x: (bx - 0.55) * U, y: (by - 0.28) * U, width: 1.1 * U, height: 0.56 * U,
+      rx: 0.28 * U }, badge);
+    const text = el("text", { x: bx * U, y: (by + 0.13) * U, "text-anchor": "middle" }, badge);
+    text.textContent = `+${pts}`;
+    grow(bx - 0.6, by - 0.3, 1.2, 0.6);
+  }
+  for (const end of options.targets || []) {
+    const s = slots[end];
+    if (!s) continue;
+    const w = s.horizontal ? 2 : 1;
+    const h = s.horizontal ? 1 : 2;
+    grow(s.x, s.y, w, h);
+    const g = el("g", { class: "end-target", "data-testid": "end-target", "data-end": end,
+      role: "button", tabindex: "0" }, layer);
+    el("rect", { x: (s.x + GAP) * U, y: (s.y + GAP) * U, width: (w - 2 * GAP) * U,
+      height: (h - 2 * GAP) * U, rx: U * 0.14 }, g);
+    const label = el("text", { x: (s.x + w / 2) * U, y: (s.y + h / 2 + 0.14) * U,
+      "text-anchor": "middle" }, g);
+    label.textContent = end;
+    if (options.onTarget) {
+      g.addEventListener("click", () => options.onTarget(end));
+      g.addEventListener("keydown", (e) => {
+        if (e.key === "Enter" || e.key === " ") options.onTarget(end);
+      });
+    }
+  }
+  const pad = 0.5;
+  const vx = (minX - pad) * U;
+  const vy = (minY - pad) * U;
+  const vw = (maxX - minX + 2 * pad) * U;
+  const vh = (maxY - minY + 2 * pad) * U;
+  svg.setAttribute("viewBox", `${vx} ${vy} ${vw} ${vh}`);
+  svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
+}
