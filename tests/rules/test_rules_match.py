@@ -68,6 +68,8 @@ def test_the_match_ends_only_at_the_end_of_a_hand_even_past_the_target() -> None
         match.apply(chooser.choice(match.legal_codes()))
     # The hand was played out; its end decides.
     assert match.hands[hands - 1].result is not None
+    a, b = match.scores
+    assert match.over == (max(a, b) >= 75 and a != b)
 
 
 def _before_last_action(seed: int) -> tuple[Match, int, tuple[int, int]]:
