@@ -28,6 +28,11 @@ def t(name: str) -> int:
     return parse_tile(name)
 
 
+def row(text: str) -> list[str]:
+    """Tile names from a space-separated row: ``row("6-6 5-5")``."""
+    return text.split()
+
+
 def tiles(names: list[str]) -> list[int]:
     return [parse_tile(n) for n in names]
 
@@ -52,8 +57,12 @@ def opening(name: str) -> int:
     return open_code(tile, flipped=a != min(int(name[0]), int(name[2])))
 
 
-def full_deal(hand0: list[str], hand1: list[str], bazaar_head: list[str] | None = None,
-              protected: list[str] | None = None) -> Deal:
+def full_deal(
+    hand0: list[str],
+    hand1: list[str],
+    bazaar_head: list[str] | None = None,
+    protected: list[str] | None = None,
+) -> Deal:
     """A complete 7/7/14 deal: the named hands, the bazaar starting with ``bazaar_head`` and
     ending with ``protected``; the remaining tiles fill the middle in index order."""
     head = tiles(bazaar_head or [])
@@ -67,8 +76,9 @@ def full_deal(hand0: list[str], hand1: list[str], bazaar_head: list[str] | None 
     return deal
 
 
-def state_of(deal: Deal, opener: int, *, pass_only: bool = False,
-             forced: str | None = None) -> HandState:
+def state_of(
+    deal: Deal, opener: int, *, pass_only: bool = False, forced: str | None = None
+) -> HandState:
     """A hand state for ``deal`` (a later hand unless ``forced`` names the forced double)."""
     return HandState(
         (mask_of(deal.hands[0]), mask_of(deal.hands[1])),
@@ -79,12 +89,17 @@ def state_of(deal: Deal, opener: int, *, pass_only: bool = False,
     )
 
 
-def endgame(hand0: list[str], hand1: list[str], opener: int, *,
-            bazaar: list[str] | None = None, pass_only: bool = True) -> HandState:
+def endgame(
+    hand0: list[str],
+    hand1: list[str],
+    opener: int,
+    *,
+    bazaar: list[str] | None = None,
+    pass_only: bool = True,
+) -> HandState:
     """A small position: only the named tiles exist in hands and bazaar (the others count as
     already on the board). A later hand, so the opener may open with any tile."""
-    return HandState((mask(hand0), mask(hand1)), tiles(bazaar or []), opener,
-                     pass_only=pass_only)
+    return HandState((mask(hand0), mask(hand1)), tiles(bazaar or []), opener, pass_only=pass_only)
 
 
 def random_match(seed: int, target: int = 75, bazaar: str = "draw") -> Match:
@@ -114,4 +129,3 @@ def is_opening(code: int) -> bool:
 
 def clone(doc: dict[str, Any]) -> dict[str, Any]:
     return copy.deepcopy(doc)
-

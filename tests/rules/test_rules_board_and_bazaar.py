@@ -12,8 +12,10 @@ from kva.rules.codes import OPEN_BASE
 from kva.rules.hand import DRAWABLE
 
 # A later hand (any opening tile) where player 0 holds the tiles of the worked examples.
-EXAMPLE_DEAL = full_deal(["6-6", "6-5", "5-5", "1-2", "2-3", "0-2", "1-3"],
-                         ["6-4", "6-1", "6-0", "0-0", "1-1", "3-4", "2-4"])
+EXAMPLE_DEAL = full_deal(
+    ["6-6", "6-5", "5-5", "1-2", "2-3", "0-2", "1-3"],
+    ["6-4", "6-1", "6-0", "0-0", "1-1", "3-4", "2-4"],
+)
 
 
 def _opened(first: str, opener: int = 0) -> HandState:
@@ -163,9 +165,11 @@ def test_U_and_D_open_only_once_the_stavka_is_closed_and_ask_its_number() -> Non
 # ------------------------------------------------------------------ forced play and drawing
 def _draw_position(pass_only: bool = False) -> HandState:
     # 6-6 opens (player 0). Player 1 holds no 6; the bazaar gives 1-2, 3-4, then 6-3.
-    deal = full_deal(["6-6", "6-5", "5-5", "1-1", "0-1", "0-2", "0-3"],
-                     ["0-0", "1-3", "1-4", "2-2", "2-3", "2-4", "4-4"],
-                     bazaar_head=["1-2", "3-4", "6-3", "6-4"])
+    deal = full_deal(
+        ["6-6", "6-5", "5-5", "1-1", "0-1", "0-2", "0-3"],
+        ["0-0", "1-3", "1-4", "2-2", "2-3", "2-4", "4-4"],
+        bazaar_head=["1-2", "3-4", "6-3", "6-4"],
+    )
     state = state_of(deal, 0, pass_only=pass_only)
     state.apply(opening("6-6"))
     return state

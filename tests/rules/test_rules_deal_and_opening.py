@@ -46,7 +46,14 @@ def test_every_number_is_on_exactly_seven_tiles() -> None:
     for n in range(7):
         assert NUMBER_MASK[n].bit_count() == 7
     assert {TILE_NAME[i] for i in range(28) if NUMBER_MASK[3] >> i & 1} == {
-        "0-3", "1-3", "2-3", "3-3", "3-4", "3-5", "3-6"}
+        "0-3",
+        "1-3",
+        "2-3",
+        "3-3",
+        "3-4",
+        "3-5",
+        "3-6",
+    }
 
 
 def test_a_b_and_b_a_are_the_same_tile() -> None:
@@ -98,33 +105,41 @@ def test_the_last_two_bazaar_tiles_are_never_drawn_so_at_most_12_draws() -> None
 
 # ------------------------------------------------------------------ who opens the first hand
 def test_first_hand_is_opened_by_the_holder_of_6_6_with_6_6() -> None:
-    deal = full_deal(["1-1", "0-2", "0-3", "0-4", "0-5", "0-6", "1-2"],
-                     ["6-6", "5-5", "1-3", "1-4", "1-5", "1-6", "2-3"])
+    deal = full_deal(
+        ["1-1", "0-2", "0-3", "0-4", "0-5", "0-6", "1-2"],
+        ["6-6", "5-5", "1-3", "1-4", "1-5", "1-6", "2-3"],
+    )
     match = Match(75, deals=[deal])
     assert match.turn == 1
     assert match.legal_codes() == [open_code(t("6-6"))]
 
 
 def test_first_hand_without_6_6_is_opened_by_the_holder_of_5_5_with_5_5() -> None:
-    deal = full_deal(["5-5", "4-4", "0-3", "0-4", "0-5", "0-6", "1-2"],
-                     ["3-3", "2-3", "1-3", "1-4", "1-5", "1-6", "2-4"],
-                     protected=["6-6", "0-0"])
+    deal = full_deal(
+        ["5-5", "4-4", "0-3", "0-4", "0-5", "0-6", "1-2"],
+        ["3-3", "2-3", "1-3", "1-4", "1-5", "1-6", "2-4"],
+        protected=["6-6", "0-0"],
+    )
     match = Match(75, deals=[deal])
     assert match.turn == 0
     assert match.legal_codes() == [open_code(t("5-5"))]
 
 
 def test_first_hand_holder_of_only_0_0_opens_with_0_0() -> None:
-    deal = full_deal(["0-1", "0-2", "0-3", "0-4", "0-5", "0-6", "1-2"],
-                     ["0-0", "2-3", "1-3", "1-4", "1-5", "1-6", "2-4"])
+    deal = full_deal(
+        ["0-1", "0-2", "0-3", "0-4", "0-5", "0-6", "1-2"],
+        ["0-0", "2-3", "1-3", "1-4", "1-5", "1-6", "2-4"],
+    )
     assert highest_double(deal) == (t("0-0"), 1)
     match = Match(75, deals=[deal])
     assert match.turn == 1 and match.legal_codes() == [open_code(t("0-0"))]
 
 
 def test_first_hand_must_open_with_the_highest_double_not_another_tile() -> None:
-    deal = full_deal(["6-6", "5-5", "0-3", "0-4", "0-5", "0-6", "1-2"],
-                     ["3-3", "2-3", "1-3", "1-4", "1-5", "1-6", "2-4"])
+    deal = full_deal(
+        ["6-6", "5-5", "0-3", "0-4", "0-5", "0-6", "1-2"],
+        ["3-3", "2-3", "1-3", "1-4", "1-5", "1-6", "2-4"],
+    )
     match = Match(75, deals=[deal])
     for other in ("5-5", "1-2", "0-6"):
         with pytest.raises(IllegalAction):
@@ -136,8 +151,10 @@ def test_first_hand_must_open_with_the_highest_double_not_another_tile() -> None
 
 
 def test_first_deal_without_any_double_in_a_hand_is_void() -> None:
-    deal = full_deal(["0-1", "0-2", "0-3", "0-4", "0-5", "0-6", "1-2"],
-                     ["1-3", "1-4", "1-5", "1-6", "2-3", "2-4", "2-5"])
+    deal = full_deal(
+        ["0-1", "0-2", "0-3", "0-4", "0-5", "0-6", "1-2"],
+        ["1-3", "1-4", "1-5", "1-6", "2-3", "2-4", "2-5"],
+    )
     assert highest_double(deal) is None
     with pytest.raises(ValueError, match="redealt"):
         Match(75, deals=[deal])
@@ -160,10 +177,14 @@ def _order(deal: Deal) -> list[int]:
 
 
 def test_first_deal_without_any_double_in_a_hand_is_redealt() -> None:
-    void = full_deal(["0-1", "0-2", "0-3", "0-4", "0-5", "0-6", "1-2"],
-                     ["1-3", "1-4", "1-5", "1-6", "2-3", "2-4", "2-5"])
-    good = full_deal(["0-1", "0-2", "0-3", "0-4", "0-5", "0-6", "2-2"],
-                     ["1-3", "1-4", "1-5", "1-6", "2-3", "2-4", "2-5"])
+    void = full_deal(
+        ["0-1", "0-2", "0-3", "0-4", "0-5", "0-6", "1-2"],
+        ["1-3", "1-4", "1-5", "1-6", "2-3", "2-4", "2-5"],
+    )
+    good = full_deal(
+        ["0-1", "0-2", "0-3", "0-4", "0-5", "0-6", "2-2"],
+        ["1-3", "1-4", "1-5", "1-6", "2-3", "2-4", "2-5"],
+    )
     deck = _Deck([_order(void), _order(void), _order(good)])
     match = Match(75, rng=deck)
     assert deck.shuffles == 3
@@ -172,8 +193,7 @@ def test_first_deal_without_any_double_in_a_hand_is_redealt() -> None:
 
 
 def test_first_deal_without_a_double_from_a_seeded_shuffle_is_redealt() -> None:
-    seed = next(s for s in range(10_000)
-                if highest_double(shuffled_deal(random.Random(s))) is None)
+    seed = next(s for s in range(10_000) if highest_double(shuffled_deal(random.Random(s))) is None)
     void = shuffled_deal(random.Random(seed))
     match = Match(75, rng=random.Random(seed))
     assert match.hands[0].deal != void
@@ -211,8 +231,11 @@ def test_later_hand_is_opened_by_the_winner_of_the_previous_hand_with_any_tile()
 def _last_nondouble_placer(match: Match, index: int) -> int:
     log = match.hands[index].state.log
     placements = [(p, code) for p, code, *_ in log if code < DRAW]
-    nondouble = [p for p, code in placements
-                 if not IS_DOUBLE[(code - OPEN_BASE) >> 1 if code >= OPEN_BASE else code >> 2]]
+    nondouble = [
+        p
+        for p, code in placements
+        if not IS_DOUBLE[(code - OPEN_BASE) >> 1 if code >= OPEN_BASE else code >> 2]
+    ]
     return nondouble[-1] if nondouble else placements[-1][0]
 
 
@@ -224,9 +247,15 @@ def test_after_a_won_fish_the_last_non_double_placer_opens() -> None:
 
 def test_after_a_fish_the_last_non_double_placer_opens_even_if_a_double_came_last() -> None:
     # 6-0 by player 1, then player 0 must play the needed 0-0: the board is dead (fish).
-    state = state_of(full_deal(["6-6", "0-0", "1-2", "1-3", "2-3", "1-4", "2-4"],
-                               ["6-0", "3-4", "1-1", "2-2", "3-3", "4-4", "1-5"],
-                               protected=["6-1", "6-2"]), 0, pass_only=True)
+    state = state_of(
+        full_deal(
+            ["6-6", "0-0", "1-2", "1-3", "2-3", "1-4", "2-4"],
+            ["6-0", "3-4", "1-1", "2-2", "3-3", "4-4", "1-5"],
+            protected=["6-1", "6-2"],
+        ),
+        0,
+        pass_only=True,
+    )
     state.apply(open_code(t("6-6")))
     state.apply(play("6-0", "R"))
     assert not state.over  # 0-0 is still in a hand

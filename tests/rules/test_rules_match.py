@@ -53,9 +53,11 @@ def _crossing_mid_hand() -> tuple[Match, random.Random]:
         while not match.over:
             match.apply(chooser.choice(match.legal_codes()))
             state = match.hand
-            if not state.over and any(
-                match.scores[p] + state.points[p] >= 75 for p in (0, 1)
-            ) and state.placed > 1:
+            if (
+                not state.over
+                and any(match.scores[p] + state.points[p] >= 75 for p in (0, 1))
+                and state.placed > 1
+            ):
                 return match, chooser
     raise AssertionError("no seed crosses the target mid-hand")
 
@@ -143,7 +145,10 @@ def test_forfeit_ends_the_match_at_once_with_the_other_player_winning(
     assert match.scores == scores and match.turn is None and match.legal_codes() == []
     result = match.hands[-1].result
     assert result is not None and (result.end, result.winner, result.reason) == (
-        "forfeit", 1 - loser, reason)
+        "forfeit",
+        1 - loser,
+        reason,
+    )
     with pytest.raises(MatchOver):
         match.apply(match.hand.legal_codes()[0] if match.hand.legal_codes() else 0)
     with pytest.raises(MatchOver):

@@ -82,7 +82,7 @@ def test_28_tiles_and_168_pips_are_conserved_at_every_step(seed: int, bazaar: st
     for match in _steps(seed, bazaar):
         state = match.hand
         board = _board_mask(state)
-        rest = mask_of(state.bazaar[state.draw_pos:])
+        rest = mask_of(state.bazaar[state.draw_pos :])
         parts = [state.hands[0], state.hands[1], board, rest]
         assert sum(part.bit_count() for part in parts) == 28
         assert parts[0] | parts[1] | board | rest == ALL_TILES
@@ -134,7 +134,7 @@ def test_hand_end_points_follow_the_domino_and_fish_rules(seed: int, bazaar: str
             assert state.end == "fish" and state.hands[0] and state.hands[1]
             available = state.hands[0] | state.hands[1]
             if bazaar == "draw":
-                available |= mask_of(state.bazaar[state.draw_pos:12])
+                available |= mask_of(state.bazaar[state.draw_pos : 12])
             assert not available & _asked_tiles(state)
             a, b = pips_of(state.hands[0]), pips_of(state.hands[1])
             if a == b:
@@ -168,8 +168,7 @@ def test_openers_follow_the_rules_in_every_hand(seed: int, bazaar: str) -> None:
         if previous.result.end == "domino":
             expected = previous.result.winner
         else:
-            placers = [(p, _placed(code)) for p, code, *_ in previous.state.log
-                       if code < DRAW]
+            placers = [(p, _placed(code)) for p, code, *_ in previous.state.log if code < DRAW]
             nondouble = [p for p, tile in placers if tile is not None and not IS_DOUBLE[tile]]
             expected = nondouble[-1] if nondouble else placers[-1][0]
         assert played.opener == expected == played.state.log[0][0]
@@ -237,7 +236,7 @@ def test_a_players_view_never_shows_the_opponents_tiles_or_the_undrawn_bazaar(
         if match.over:
             break
         state = match.hand
-        undrawn = mask_of(state.bazaar[state.draw_pos:])
+        undrawn = mask_of(state.bazaar[state.draw_pos :])
         for me in (0, 1):
             hidden = state.hands[1 - me] | undrawn
             view = player_view(match, me)
@@ -263,8 +262,9 @@ def test_a_players_view_never_shows_the_opponents_tiles_or_the_undrawn_bazaar(
             assert not shown & hidden_names, f"player {me} sees {shown & hidden_names}"
         spectator = view_to_json(player_view(match, None))
         assert spectator["hand"] == [] and spectator["legal"] == []
-        assert not _tile_names(spectator) & {TILE_NAME[x] for x in tiles_of(
-            state.hands[0] | state.hands[1] | undrawn)}
+        assert not _tile_names(spectator) & {
+            TILE_NAME[x] for x in tiles_of(state.hands[0] | state.hands[1] | undrawn)
+        }
 
 
 def _same_future(real: HandState, guess: HandState, chooser: random.Random) -> None:
@@ -273,7 +273,11 @@ def _same_future(real: HandState, guess: HandState, chooser: random.Random) -> N
         assert guess.ends_sum() == real.ends_sum()
         assert guess.points == real.points and guess.turn == real.turn
         assert (guess.over, guess.end, guess.winner, guess.end_points) == (
-            real.over, real.end, real.winner, real.end_points)
+            real.over,
+            real.end,
+            real.winner,
+            real.end_points,
+        )
         if real.over:
             assert guess.next_opener() == real.next_opener()
             return
@@ -294,7 +298,7 @@ def test_determinize_with_the_true_hidden_tiles_reproduces_the_real_state(
         state = match.hand
         for me in (0, 1):
             view = player_view(match, me)
-            guess = determinize(view, state.hands[1 - me], list(state.bazaar[state.draw_pos:]))
+            guess = determinize(view, state.hands[1 - me], list(state.bazaar[state.draw_pos :]))
             assert guess.legal_codes() == state.legal_codes()
             assert guess.ends_sum() == state.ends_sum()
             if me == state.turn:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ruleshelp import random_match
+from ruleshelp import random_match, row
 
 from kva.rules import (
     DRAW,
@@ -175,12 +175,17 @@ def test_a_tile_the_player_does_not_hold() -> None:
     def stranger(i: int, j: int) -> int | None:
         state = state_before(match, i, j)
         end = "LRUD".index(doc["hands"][i]["moves"][j]["end"])
-        others = NUMBER_MASK[state.ask[end]] & ~state.hands[state.turn] & (
-            state.hands[1 - state.turn] | mask_of(state.bazaar[state.draw_pos:]))
+        others = (
+            NUMBER_MASK[state.ask[end]]
+            & ~state.hands[state.turn]
+            & (state.hands[1 - state.turn] | mask_of(state.bazaar[state.draw_pos :]))
+        )
         return tiles_of(others)[0] if others else None
 
-    i, j = find(doc, lambda i, j, m: _is_play(m) and not _after_draw(doc, i, j)
-                and stranger(i, j) is not None)
+    i, j = find(
+        doc,
+        lambda i, j, m: _is_play(m) and not _after_draw(doc, i, j) and stranger(i, j) is not None,
+    )
     tile = stranger(i, j)
     assert tile is not None
     doc["hands"][i]["moves"][j]["play"] = TILE_NAME[tile]
@@ -196,8 +201,9 @@ def test_a_held_tile_that_does_not_fit_its_end() -> None:
         held = state.hands[state.turn] & ~NUMBER_MASK[state.ask[end]]
         return tiles_of(held)[0] if held else None
 
-    i, j = find(doc, lambda i, j, m: _is_play(m) and not _after_draw(doc, i, j)
-                and misfit(i, j) is not None)
+    i, j = find(
+        doc, lambda i, j, m: _is_play(m) and not _after_draw(doc, i, j) and misfit(i, j) is not None
+    )
     tile = misfit(i, j)
     assert tile is not None
     doc["hands"][i]["moves"][j]["play"] = TILE_NAME[tile]
@@ -227,8 +233,9 @@ def test_an_illegal_draw_while_holding_a_playable_tile() -> None:
     match, doc = base()
     i, j = find(doc, lambda i, j, m: _is_play(m) and not _after_draw(doc, i, j))
     state = state_before(match, i, j)
-    doc["hands"][i]["moves"].insert(j, {"p": state.turn,
-                                        "draw": TILE_NAME[state.bazaar[state.draw_pos]]})
+    doc["hands"][i]["moves"].insert(
+        j, {"p": state.turn, "draw": TILE_NAME[state.bazaar[state.draw_pos]]}
+    )
     rejects(doc, f"hands[{i}].moves[{j}]", "cannot draw while holding")
 
 
@@ -281,7 +288,8 @@ def test_a_play_of_a_drawn_tile_that_does_not_fit() -> None:
     i, j = find(doc, misfit_draw)
     move = doc["hands"][i]["moves"][j]
     doc["hands"][i]["moves"].insert(
-        j + 1, {"p": move["p"], "play": move["draw"], "end": "L", "points": 0, "ends_sum": 0})
+        j + 1, {"p": move["p"], "play": move["draw"], "end": "L", "points": 0, "ends_sum": 0}
+    )
     rejects(doc, f"hands[{i}].moves[{j + 1}]", "does not fit")
 
 
@@ -294,7 +302,8 @@ def test_a_drawn_tile_that_fits_must_be_placed_not_followed_by_another_draw() ->
     i, j = find(doc, fitting_draw)
     state = state_before(match, i, j + 1)
     doc["hands"][i]["moves"].insert(
-        j + 1, {"p": state.turn, "draw": TILE_NAME[state.bazaar[state.draw_pos]]})
+        j + 1, {"p": state.turn, "draw": TILE_NAME[state.bazaar[state.draw_pos]]}
+    )
     rejects(doc, f"hands[{i}].moves[{j + 1}]", "must be placed at once")
 
 
@@ -337,15 +346,20 @@ def test_first_hand_opened_with_a_tile_other_than_the_highest_double() -> None:
 def test_first_hand_opened_with_a_lower_double_than_the_highest() -> None:
     # The record example's deal: player 0 holds 6-6 and 1-1 and 0-0.
     deal = {
-        "hands": [["6-6", "1-1", "0-2", "3-5", "2-5", "0-0", "1-2"],
-                  ["4-6", "2-3", "5-6", "0-1", "3-3", "2-2", "4-4"]],
-        "bazaar": ["3-4", "0-3", "0-4", "0-5", "0-6", "1-3", "1-4",
-                   "1-5", "1-6", "2-4", "2-6", "3-6", "4-5", "5-5"],
+        "hands": [
+            ["6-6", "1-1", "0-2", "3-5", "2-5", "0-0", "1-2"],
+            ["4-6", "2-3", "5-6", "0-1", "3-3", "2-2", "4-4"],
+        ],
+        "bazaar": row("3-4 0-3 0-4 0-5 0-6 1-3 1-4 1-5 1-6 2-4 2-6 3-6 4-5 5-5"),
     }
-    doc = {"format": "georgian-domino/1", "target": 75, "bazaar": "draw",
-           "hands": [{"opener": 0, "deal": deal,
-                      "moves": [{"p": 0, "play": "1-1", "points": 0}]}],
-           "winner": None, "score": [0, 0]}
+    doc = {
+        "format": "georgian-domino/1",
+        "target": 75,
+        "bazaar": "draw",
+        "hands": [{"opener": 0, "deal": deal, "moves": [{"p": 0, "play": "1-1", "points": 0}]}],
+        "winner": None,
+        "score": [0, 0],
+    }
     rejects(doc, "hands[0].moves[0]", "highest double 6-6")
 
 
@@ -624,16 +638,39 @@ JSON_LEAVES = st.one_of(
     st.integers(min_value=-3, max_value=400),
     st.sampled_from([0.5, 1e308, -0.0]),
     st.sampled_from(TILE_NAME),
-    st.sampled_from(["L", "R", "U", "D", "X", "", "6-7", "domino", "fish", "forfeit", "resign",
-                     "draw", "pass-only", "georgian-domino/1", "6-6 ", "٦-٦", "1-2-3"]),
+    st.sampled_from(
+        [
+            "L",
+            "R",
+            "U",
+            "D",
+            "X",
+            "",
+            "6-7",
+            "domino",
+            "fish",
+            "forfeit",
+            "resign",
+            "draw",
+            "pass-only",
+            "georgian-domino/1",
+            "6-6 ",
+            "٦-٦",
+            "1-2-3",
+        ]
+    ),
     st.text(max_size=4),
 )
 JSON_VALUES = st.recursive(
     JSON_LEAVES,
-    lambda inner: st.one_of(st.lists(inner, max_size=3),
-                            st.dictionaries(st.sampled_from(["p", "play", "end", "draw", "pass",
-                                                             "points", "ends_sum", "x"]),
-                                            inner, max_size=3)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(
+            st.sampled_from(["p", "play", "end", "draw", "pass", "points", "ends_sum", "x"]),
+            inner,
+            max_size=3,
+        ),
+    ),
     max_leaves=6,
 )
 

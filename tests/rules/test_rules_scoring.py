@@ -4,7 +4,7 @@ first moves of the record-format.md example."""
 from __future__ import annotations
 
 import pytest
-from ruleshelp import endgame, full_deal, opening, pips, play, state_of, t, tiles
+from ruleshelp import endgame, full_deal, opening, pips, play, row, state_of, t, tiles
 
 from kva.rules import DRAW, PASS, Deal, HandState, Match, open_code, write_record
 from kva.rules.hand import SCORE_OF_SUM
@@ -25,8 +25,10 @@ def _step(state: HandState, code: int, ends_sum: int, points: int) -> None:
 # ------------------------------------------------------------------ worked examples
 def test_worked_example_1_six_six_opens_and_the_stavka_closes() -> None:
     # A (player 0) holds 6-6, 6-5, 5-5; B (player 1) holds 6-4, 6-1, 6-0.
-    deal = full_deal(["6-6", "6-5", "5-5", "1-2", "2-3", "0-2", "1-3"],
-                     ["6-4", "6-1", "6-0", "0-0", "1-1", "3-4", "2-4"])
+    deal = full_deal(
+        ["6-6", "6-5", "5-5", "1-2", "2-3", "0-2", "1-3"],
+        ["6-4", "6-1", "6-0", "0-0", "1-1", "3-4", "2-4"],
+    )
     match = Match(175, deals=[deal])
     state = match.hand
     assert match.legal_codes() == [open_code(t("6-6"))]
@@ -50,8 +52,10 @@ def test_worked_example_1_six_six_opens_and_the_stavka_closes() -> None:
 
 def test_worked_example_2_second_hand_three_two_opens_and_a_later_stavka() -> None:
     # A later hand: the opener may open with any tile. P (player 1) opens 3-2.
-    deal = full_deal(["2-2", "2-4", "4-4", "0-0", "0-1", "1-1", "5-5"],
-                     ["3-2", "3-6", "2-1", "0-5", "1-5", "1-6", "0-6"])
+    deal = full_deal(
+        ["2-2", "2-4", "4-4", "0-0", "0-1", "1-1", "5-5"],
+        ["3-2", "3-6", "2-1", "0-5", "1-5", "1-6", "0-6"],
+    )
     state = state_of(deal, 1)
     # 3-2 opens (0 points although 5).
     state.apply(opening("3-2"))
@@ -72,10 +76,11 @@ def test_worked_example_2_second_hand_three_two_opens_and_a_later_stavka() -> No
 
 
 RECORD_EXAMPLE = Deal(
-    (tuple(tiles(["6-6", "1-1", "0-2", "3-5", "2-5", "0-0", "1-2"])),
-     tuple(tiles(["4-6", "2-3", "5-6", "0-1", "3-3", "2-2", "4-4"]))),
-    tuple(tiles(["3-4", "0-3", "0-4", "0-5", "0-6", "1-3", "1-4",
-                 "1-5", "1-6", "2-4", "2-6", "3-6", "4-5", "5-5"])),
+    (
+        tuple(tiles(["6-6", "1-1", "0-2", "3-5", "2-5", "0-0", "1-2"])),
+        tuple(tiles(["4-6", "2-3", "5-6", "0-1", "3-3", "2-2", "4-4"])),
+    ),
+    tuple(tiles(row("3-4 0-3 0-4 0-5 0-6 1-3 1-4 1-5 1-6 2-4 2-6 3-6 4-5 5-5"))),
 )
 
 
@@ -162,7 +167,7 @@ def test_opening_with_5_5_scores_10() -> None:
     assert state.log[-1][3] == 10 and state.points == [10, 0]
 
 
-@pytest.mark.parametrize("first", ["6-4", "4-6", "0-5", "5-0", "3-2", "6-6", "4-1", "0-0"])
+@pytest.mark.parametrize("first", row("6-4 4-6 0-5 5-0 3-2 6-6 4-1 0-0"))
 def test_any_other_opening_tile_scores_nothing(first: str) -> None:
     state = endgame([first, "1-1"], ["6-2", "4-3", "5-2", "2-0"], opener=0)
     state.apply(opening(first))
@@ -192,8 +197,7 @@ def _domino(left: list[str]) -> HandState:
         (["4-4", "5-5", "6-6"], 30),  # 30 -> 30
     ],
 )
-def test_domino_scores_the_opponents_pips_rounded_up_to_five(left: list[str],
-                                                             scored: int) -> None:
+def test_domino_scores_the_opponents_pips_rounded_up_to_five(left: list[str], scored: int) -> None:
     state = _domino(left)
     assert state.over and state.end == "domino" and state.winner == 1
     assert state.end_points == scored == round_up_to_five(pips(left))
@@ -229,17 +233,24 @@ def test_domino_takes_precedence_when_the_last_tile_also_kills_the_board() -> No
 # ------------------------------------------------------------------ fish
 def _fish_deal(protected: list[str], head: list[str] | None = None) -> Deal:
     # 6-6 opens (player 0), 6-0 on R (player 1): ends ask 6 and 0.
-    return full_deal(["6-6", "1-2", "1-3", "2-3", "1-4", "2-4", "3-4"],
-                     ["6-0", "1-1", "2-2", "3-3", "4-4", "1-5", "2-5"],
-                     bazaar_head=head, protected=protected)
+    return full_deal(
+        ["6-6", "1-2", "1-3", "2-3", "1-4", "2-4", "3-4"],
+        ["6-0", "1-1", "2-2", "3-3", "4-4", "1-5", "2-5"],
+        bazaar_head=head,
+        protected=protected,
+    )
 
 
 def test_fish_is_detected_right_after_the_killing_placement() -> None:
     # Only the named tiles exist: none of the first 12 bazaar tiles has a 6 or a 0 (the
     # protected 0-1 and 5-6 would fit but never count).
-    state = endgame(["6-6", "1-2"], ["6-0", "3-4"], opener=0,
-                    bazaar=["1-1", "1-3", "1-4", "1-5", "2-2", "2-3", "2-4", "2-5", "3-3",
-                            "3-5", "4-4", "4-5", "0-1", "5-6"], pass_only=False)
+    state = endgame(
+        ["6-6", "1-2"],
+        ["6-0", "3-4"],
+        opener=0,
+        bazaar=row("1-1 1-3 1-4 1-5 2-2 2-3 2-4 2-5 3-3 3-5 4-4 4-5 0-1 5-6"),
+        pass_only=False,
+    )
     state.apply(opening("6-6"))
     assert not state.over
     state.apply(play("6-0", "R"))
@@ -249,8 +260,9 @@ def test_fish_is_detected_right_after_the_killing_placement() -> None:
 
 
 def test_a_fitting_tile_in_the_drawable_bazaar_keeps_the_board_alive() -> None:
-    bazaar = ["1-1", "1-3", "1-4", "1-5", "2-2", "2-3", "2-4", "2-5", "3-3", "3-5", "4-4",
-              "0-1", "4-5", "5-6"]  # 0-1 is the 12th tile: still drawable
+    bazaar = row(
+        "1-1 1-3 1-4 1-5 2-2 2-3 2-4 2-5 3-3 3-5 4-4 0-1 4-5 5-6"
+    )  # 0-1 is the 12th tile: still drawable
     state = endgame(["6-6", "1-2"], ["6-0", "3-4"], opener=0, bazaar=bazaar, pass_only=False)
     state.apply(opening("6-6"))
     state.apply(play("6-0", "R"))
@@ -259,8 +271,9 @@ def test_a_fitting_tile_in_the_drawable_bazaar_keeps_the_board_alive() -> None:
 
 
 def test_the_protected_tiles_do_not_keep_the_board_alive() -> None:
-    bazaar = ["1-1", "1-3", "1-4", "1-5", "2-2", "2-3", "2-4", "2-5", "3-3", "3-5", "4-4",
-              "4-5", "0-1", "5-6"]  # 0-1 and 5-6 (both fit) are the protected two
+    bazaar = row(
+        "1-1 1-3 1-4 1-5 2-2 2-3 2-4 2-5 3-3 3-5 4-4 4-5 0-1 5-6"
+    )  # 0-1 and 5-6 (both fit) are the protected two
     state = endgame(["6-6", "1-2"], ["6-0", "3-4"], opener=0, bazaar=bazaar, pass_only=False)
     state.apply(opening("6-6"))
     state.apply(play("6-0", "R"))
@@ -268,8 +281,9 @@ def test_the_protected_tiles_do_not_keep_the_board_alive() -> None:
 
 
 def test_under_pass_only_no_bazaar_tile_keeps_the_board_alive() -> None:
-    bazaar = ["0-1", "5-6", "1-1", "1-3", "1-4", "1-5", "2-2", "2-3", "2-4", "2-5", "3-3",
-              "3-5", "4-4", "4-5"]  # fitting tiles at the head of the bazaar
+    bazaar = row(
+        "0-1 5-6 1-1 1-3 1-4 1-5 2-2 2-3 2-4 2-5 3-3 3-5 4-4 4-5"
+    )  # fitting tiles at the head of the bazaar
     state = endgame(["6-6", "1-2"], ["6-0", "3-4"], opener=0, bazaar=bazaar, pass_only=True)
     state.apply(opening("6-6"))
     state.apply(play("6-0", "R"))
@@ -295,8 +309,7 @@ def test_a_needed_double_in_a_hand_keeps_the_board_alive_and_is_played_first() -
 
 
 def test_a_needed_double_in_the_drawable_bazaar_keeps_the_board_alive() -> None:
-    bazaar = ["1-1", "1-3", "1-4", "1-5", "2-2", "2-3", "0-0", "2-4", "2-5", "3-3", "3-5",
-              "4-4", "0-1", "5-6"]
+    bazaar = row("1-1 1-3 1-4 1-5 2-2 2-3 0-0 2-4 2-5 3-3 3-5 4-4 0-1 5-6")
     state = endgame(["6-6", "1-2"], ["6-0", "3-4"], opener=0, bazaar=bazaar, pass_only=False)
     state.apply(opening("6-6"))
     state.apply(play("6-0", "R"))
