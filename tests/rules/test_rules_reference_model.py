@@ -132,7 +132,9 @@ class Model:
                 return {("open", self.forced, None)}
             return {("open", tile, None) for tile in hand}
         candidates = [self.pending] if self.pending is not None else sorted(hand)
-        moves = {("play", tile, end) for tile in candidates for end in self.fits(tile)}
+        moves: set[tuple[str, Tile, str | None]] = {
+            ("play", tile, end) for tile in candidates for end in self.fits(tile)
+        }
         if moves:
             return moves
         return {("draw", (0, 0), None)} if self.drawable() else {("pass", (0, 0), None)}
