@@ -17,6 +17,7 @@ import logging
 import random
 import secrets
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -137,12 +138,14 @@ class PlayService:
         forced_delay: float = 0.6,
         bot_delay: float = 0.8,
         rng_factory: Callable[[], random.Random] = random.SystemRandom,
+        bot_executor: Executor | None = None,
     ) -> None:
         self._sessions = sessions
         self._broker = broker
         self.forced_delay = forced_delay
         self.bot_delay = bot_delay
         self._rng_factory = rng_factory
+        self._bot_executor = bot_executor
         self._live: dict[str, LiveMatch] = {}
         self._load_locks: dict[str, asyncio.Lock] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -505,7 +508,8 @@ class PlayService:
         else:
             assert bot is not None
             view = player_view(live.match, seat)
-            code = await bots.choose(bot, view, self._rng_factory())
+            seed = self._rng_factory().getrandbits(63)
+            code = await bots.choose(bot, view, seed, self._bot_executor)
         async with live.lock:
             current = await self._get_live(match_id)
             if current is not live or live.version != version or live.match.over:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
+from concurrent.futures import Executor
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from starlette.responses import Response
 
 from kva.i18n import COOKIE_NAME as LANG_COOKIE
 from kva.i18n import negotiate_locale
+from kva.service.bots import make_executor
 from kva.service.broker import make_broker
 from kva.service.play import PlayService
 from kva.storage import repo
@@ -31,8 +33,9 @@ STATIC = Path(__file__).with_name("static")
 _ANONYMOUS_PREFIXES = ("/static/", "/healthz", "/favicon")
 
 
-def create_app(settings: Settings) -> FastAPI:
-    """The platform as an ASGI app configured by ``settings``."""
+def create_app(settings: Settings, bot_executor: Executor | None = None) -> FastAPI:
+    """The platform as an ASGI app configured by ``settings`` (``bot_executor``: where bots
+    think; spawned worker processes by default)."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -41,8 +44,9 @@ def create_app(settings: Settings) -> FastAPI:
         broker = make_broker(settings.broker_url)
         await broker.start()
         sessions = session_factory(engine)
+        executor = bot_executor if bot_executor is not None else make_executor()
         service = PlayService(sessions, broker, forced_delay=settings.forced_delay,
-                              bot_delay=settings.bot_delay)
+                              bot_delay=settings.bot_delay, bot_executor=executor)
         app.state.sessions = sessions
         app.state.broker = broker
         app.state.service = service
@@ -52,6 +56,8 @@ def create_app(settings: Settings) -> FastAPI:
         finally:
             await service.stop()
             await broker.stop()
+            if bot_executor is None:
+                executor.shutdown(wait=False, cancel_futures=True)
             await engine.dispose()
 
     app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)

@@ -212,7 +212,7 @@ function showHandResult(summary) {
     for (const name of tiles) {
       const s = document.createElement("span");
       s.className = "tile mini";
-      s.dataset.tile = name;
+      s.dataset.revealed = name;
       s.appendChild(tileSVG(name));
       list.appendChild(s);
     }
@@ -247,7 +247,11 @@ function renderResults() {
   }
 
   const panel = q("match-result");
-  if (!view.over) { panel.hidden = true; return; }
+  if (!view.over) {
+    panel.hidden = true;
+    q("match-result-backdrop").hidden = true;
+    return;
+  }
   const me = bottomSeat();
   const winner = view.winner;
   panel.dataset.winner = winner === me ? "you" : "opponent";
@@ -259,6 +263,7 @@ function renderResults() {
     title = `${loser === you() ? t("resigned_you") : t("resigned_other", { name: nameOf(loser) })} ${title}`;
   }
   $("mr-title").textContent = title;
+  if (panel.hidden && !panel.classList.contains("docked")) q("match-result-backdrop").hidden = false;
   $("mr-score").textContent = t("final_score", { a: view.scores[me], b: view.scores[1 - me] });
   panel.hidden = false;
 }
@@ -372,6 +377,10 @@ $("hr-close").addEventListener("click", () => {
   const last = state.view.previous[state.view.previous.length - 1];
   if (last) sessionStorage.setItem(handResultKey(last.number), "1");
   q("hand-result").hidden = true;
+});
+$("mr-close").addEventListener("click", () => {
+  q("match-result").classList.add("docked");
+  q("match-result-backdrop").hidden = true;
 });
 const resignBtn = q("resign");
 if (resignBtn) {

@@ -197,7 +197,7 @@ export function drawBoard(svg, board, options = {}) {
       bx = t.x + w + 0.6;
       by = t.y + 0.22;
     }
-    const badge = el("g", { class: "points-badge", "data-tile": t.tile }, layer);
+    const badge = el("g", { class: "points-badge", "data-for": t.tile }, layer);
     el("rect", { x: (bx - 0.55) * U, y: (by - 0.28) * U, width: 1.1 * U, height: 0.56 * U,
       rx: 0.28 * U }, badge);
     const text = el("text", { x: bx * U, y: (by + 0.13) * U, "text-anchor": "middle" }, badge);

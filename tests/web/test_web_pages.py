@@ -1,0 +1,168 @@
+"""HTTP pages: guest identity, language switching, bad input, unknown ids, closed tables."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+import pytest
+from webhelp import ServerThread, Visitor
+
+GUEST = re.compile(r"guest-\d{4,}")
+
+
+async def test_first_visit_gets_a_guest_that_sticks(server: ServerThread) -> None:
+    async with httpx.AsyncClient(base_url=server.base_url) as http:
+        r = await http.get("/")
+        assert r.status_code == 200
+        assert "kva_session" in r.cookies
+        name = GUEST.search(r.text)
+        assert name is not None
+        r2 = await http.get("/")
+        assert "kva_session" not in r2.cookies  # nothing new to set
+        assert name.group(0) in r2.text
+    async with httpx.AsyncClient(base_url=server.base_url,
+                                 cookies={"kva_session": "forged.value"}) as http:
+        r = await http.get("/")
+        assert "kva_session" in r.cookies  # a forged cookie buys a fresh guest
+        assert name.group(0) not in r.text
+
+
+async def test_healthz(server: ServerThread) -> None:
+    async with httpx.AsyncClient(base_url=server.base_url) as http:
+        r = await http.get("/healthz")
+        assert r.status_code == 200 and r.text == "ok"
+
+
+@pytest.mark.parametrize("lang", ["ka", "en", "ru", "tr"])
+async def test_language_switch_sets_cookie_and_goes_back(server: ServerThread, lang: str) -> None:
+    async with httpx.AsyncClient(base_url=server.base_url) as http:
+        r = await http.get(f"/lang/{lang}", params={"next": "/healthz"})
+        assert r.status_code == 303
+        assert r.headers["location"] == "/healthz"
+        assert r.cookies.get("kva_lang") == lang
+        page = await http.get("/")
+        assert f'<html lang="{lang}">' in page.text
+        assert 'data-testid="lang-switcher"' in page.text
+        for code in ("ka", "en", "ru", "tr"):
+            assert f'data-lang="{code}"' in page.text
+
+
+@pytest.mark.parametrize("target", ["//evil.example/x", "https://evil.example/", "javascript:x",
+                                    "/\\evil.example", ""])
+async def test_language_switch_never_redirects_off_site(server: ServerThread, target: str) -> None:
+    async with httpx.AsyncClient(base_url=server.base_url) as http:
+        r = await http.get("/lang/en", params={"next": target})
+        assert r.status_code == 303
+        assert r.headers["location"] == "/"
+
+
+async def test_unknown_language_is_404(server: ServerThread) -> None:
+    async with httpx.AsyncClient(base_url=server.base_url) as http:
+        r = await http.get("/lang/xx", params={"next": "/"})
+        assert r.status_code == 404
+        assert "kva_lang" not in r.cookies
+
+
+async def test_accept_language_picks_the_page_language(server: ServerThread) -> None:
+    async with httpx.AsyncClient(base_url=server.base_url,
+                                 headers={"accept-language": "ru-RU,ru;q=0.9,en;q=0.5"}) as http:
+        r = await http.get("/")
+        assert '<html lang="ru">' in r.text
+
+
+@pytest.mark.parametrize("form", [
+    {"opponent": "bot:godlike", "target": "75", "bazaar": "draw"},
+    {"opponent": "random", "target": "75", "bazaar": "draw"},
+    {"opponent": "bot:easy", "target": "100", "bazaar": "draw"},
+    {"opponent": "bot:easy", "target": "seventy", "bazaar": "draw"},
+    {"opponent": "bot:easy", "target": "-75", "bazaar": "draw"},
+    {"opponent": "bot:easy", "target": "75", "bazaar": "maybe"},
+    {"opponent": "friend", "target": "75", "bazaar": "draw", "password": "x" * 129},
+    {},
+])
+async def test_bad_new_match_form_is_400_and_creates_nothing(
+    server: ServerThread, form: dict[str, str]
+) -> None:
+    async with Visitor(server.base_url) as me:
+        r = await me.http.post("/matches", data=form)
+        assert r.status_code == 400
+        assert 'data-testid="error"' in r.text
+        home = await me.http.get("/")
+        assert 'data-testid="my-matches"' not in home.text
+
+
+@pytest.mark.parametrize("path", ["/m/nope", "/m/nope/replay", "/m/nope/record.json",
+                                  "/m/" + "x" * 200, "/t/nope", "/no/such/page"])
+async def test_unknown_ids_are_404(server: ServerThread, path: str) -> None:
+    async with Visitor(server.base_url) as me:
+        r = await me.http.get(path)
+        assert r.status_code == 404
+        assert 'data-testid="error"' in r.text
+
+
+async def test_record_and_replay_wait_for_the_end(server: ServerThread) -> None:
+    async with Visitor(server.base_url) as me:
+        match_id = await me.new_match("friend")
+        assert (await me.http.get(f"/m/{match_id}")).status_code == 200
+        assert (await me.http.get(f"/m/{match_id}/record.json")).status_code == 404
+        assert (await me.http.get(f"/m/{match_id}/replay")).status_code == 404
+
+
+async def test_friend_table_with_password(server: ServerThread) -> None:
+    async with Visitor(server.base_url) as host, Visitor(server.base_url) as guest, \
+            Visitor(server.base_url) as watcher:
+        match_id = await host.new_match("friend", password="sesame")
+        token = await host.share_token(match_id)
+        assert len(token) >= 20  # unguessable
+        # The link asks for the password; a wrong one is refused and seats nobody.
+        r = await guest.http.get(f"/t/{token}")
+        assert r.status_code == 200 and 'data-testid="join"' in r.text
+        r = await guest.http.post(f"/t/{token}", data={"password": "wrong"})
+        assert r.status_code == 403 and 'data-testid="password-error"' in r.text
+        sock = await host.connect(match_id)
+        assert sock.state["status"] == "waiting"
+        waiting_version = sock.state["version"]
+        # The right one seats the guest as player 1 and starts the match.
+        r = await guest.http.post(f"/t/{token}", data={"password": "sesame"})
+        assert r.status_code == 303 and r.headers["location"] == f"/m/{match_id}"
+        joined = await sock.wait_state(waiting_version + 1)
+        assert joined["status"] == "active" and joined["event"]["kind"] == "join"
+        gsock = await guest.connect(match_id)
+        assert gsock.state["you"] == 1
+        # Once both seats are taken, the link (with the password) makes a spectator.
+        r = await watcher.http.post(f"/t/{token}", data={"password": "sesame"})
+        assert r.status_code == 303
+        wsock = await watcher.connect(match_id)
+        assert wsock.state["you"] is None and wsock.state["view"]["hand"] == []
+        # The host's own link just takes them back to their seat.
+        r = await host.http.get(f"/t/{token}")
+        assert r.status_code == 303
+        for s in (sock, gsock, wsock):
+            await s.close()
+
+
+async def test_friend_table_without_password_joins_at_once(server: ServerThread) -> None:
+    async with Visitor(server.base_url) as host, Visitor(server.base_url) as guest:
+        match_id = await host.new_match("friend")
+        token = await host.share_token(match_id)
+        r = await guest.http.get(f"/t/{token}")
+        assert r.status_code == 303 and r.headers["location"] == f"/m/{match_id}"
+        page = await guest.http.get(f"/m/{match_id}")
+        assert 'data-seat="1"' in page.text
+
+
+@pytest.mark.parametrize("lang", ["ka", "en", "ru", "tr"])
+async def test_every_page_renders_in_every_language(server: ServerThread, lang: str) -> None:
+    async with Visitor(server.base_url) as me:
+        await me.http.get(f"/lang/{lang}")
+        match_id = await me.new_match("bot:easy")
+        sock = await me.connect(match_id)
+        await sock.send({"type": "resign"})
+        await sock.wait_for(lambda m: m.get("type") == "state" and m["view"]["over"])
+        await sock.close()
+        for path in ("/", f"/m/{match_id}", f"/m/{match_id}/replay", "/m/none"):
+            r = await me.http.get(path)
+            assert r.status_code in (200, 404)
+            assert f'<html lang="{lang}">' in r.text
+            assert 'id="kva-strings"' in r.text
