@@ -1,0 +1,192 @@
+"""Browser end-to-end tests: the real server in a subprocess, driven through headless Chromium.
+
+The server is started once per session exactly as a user starts it (``python -m kva serve``)
+on a free port, with a throw-away SQLite file (or ``KVA_TEST_DATABASE_URL`` when the suite runs
+against PostgreSQL), a fixed secret key, and the pauses before forced moves and bot moves set to
+zero so a match plays out in seconds. Playwright drives Debian's ``/usr/bin/chromium``; nothing
+is ever downloaded (``scripts/install-browser.sh`` installs the browser). Without chromium the
+tests are skipped, loudly.
+
+Pages are read only through the ``data-testid`` hooks of ``docs/web-contract.md``; the helpers
+that read and drive them are in ``e2e_helpers.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e_helpers import SHOTS, STEP_MS
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+#: Settings for the server under test. The pauses make the UI humane; here they only cost time.
+SERVER_ENV = {
+    "KVA_SECRET_KEY": "e2e-secret-key-not-for-production-0123456789abcdef",
+    "KVA_FORCED_DELAY": "0",
+    "KVA_BOT_DELAY": "0",
+    "KVA_BROKER_URL": "",
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test under tests/e2e needs the browser: mark it so ``-m 'not browser'`` skips it."""
+    for item in items:
+        if HERE in Path(str(item.path)).parents:
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Keep each phase's report on the item, so fixtures can tell a failed test at teardown."""
+    report = yield
+    setattr(item, f"rep_{report.when}", report)
+    return report
+
+
+# ---------------------------------------------------------------------------------------------
+# The server
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Server:
+    """The running server: its base URL, process and log."""
+
+    base_url: str
+    process: subprocess.Popen[bytes]
+    log_path: Path
+
+    def log_tail(self, chars: int = 6000) -> str:
+        """The end of the server's output, for failure messages."""
+        try:
+            return self.log_path.read_text(errors="replace")[-chars:]
+        except OSError:
+            return "(no server log)"
+
+    def get(self, path: str) -> tuple[int, bytes]:
+        """A plain HTTP GET (no browser): status and body."""
+        try:
+            with urllib.request.urlopen(self.base_url + path, timeout=10) as resp:
+                return resp.status, resp.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """``python -m kva serve`` on a free port with a fresh database; waits for ``/healthz``."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing: run scripts/install-browser.sh (browser tests)")
+    tmp = tmp_path_factory.mktemp("kva-e2e")
+    port = _free_port()
+    env = {**os.environ, **SERVER_ENV}
+    env["KVA_DATABASE_URL"] = os.environ.get(
+        "KVA_TEST_DATABASE_URL", f"sqlite+aiosqlite:///{tmp / 'kva-e2e.sqlite3'}"
+    )
+    env["KVA_DATA_DIR"] = str(tmp / "var")
+    env["PYTHONUNBUFFERED"] = "1"
+    log_path = tmp / "server.log"
+    cmd = [sys.executable, "-m", "kva", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    srv = Server(f"http://127.0.0.1:{port}", process, log_path)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"server exited with {process.returncode}:\n{srv.log_tail()}")
+            with contextlib.suppress(OSError):
+                status, body = srv.get("/healthz")
+                if status == 200 and body.strip().lower().startswith(b"ok"):
+                    break
+            if time.monotonic() > deadline:
+                pytest.fail(f"server not healthy after 60 s:\n{srv.log_tail()}")
+            time.sleep(0.2)
+        yield srv
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+# ---------------------------------------------------------------------------------------------
+# The browser
+
+
+@pytest.fixture(scope="session")
+def browser(server: Server) -> Iterator[Any]:
+    """Headless Debian Chromium under Playwright (never a downloaded browser)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def new_context(
+    browser: Any, server: Server, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., Any]]:
+    """A factory of fresh browser contexts (each a separate visitor with its own cookies).
+
+    English by default (``Accept-Language: en-US``), 1280×800; keyword arguments go to
+    ``browser.new_context``. On failure, every open page is screenshotted to ``SHOTS``.
+    """
+    contexts: list[Any] = []
+
+    def make(**kwargs: Any) -> Any:
+        options: dict[str, Any] = {
+            "base_url": server.base_url,
+            "locale": "en-US",
+            "viewport": {"width": 1280, "height": 800},
+        }
+        options.update(kwargs)
+        ctx = browser.new_context(**options)
+        ctx.set_default_timeout(STEP_MS)
+        contexts.append(ctx)
+        return ctx
+
+    yield make
+    report = getattr(request.node, "rep_call", None)
+    failed = report is not None and report.failed
+    for i, ctx in enumerate(contexts):
+        if failed:
+            for j, page in enumerate(ctx.pages):
+                with contextlib.suppress(Exception):
+                    SHOTS.mkdir(parents=True, exist_ok=True)
+                    page.screenshot(path=str(SHOTS / f"FAILED-{request.node.name}-{i}-{j}.png"))
+        with contextlib.suppress(Exception):
+            ctx.close()
