@@ -205,6 +205,21 @@ class PlayService:
             self._live[match_id] = live
             return live
 
+    async def _fresh_live(self, match_id: str) -> LiveMatch:
+        """The match as stored now: the copy in memory if no other process (or a failed write)
+        moved the stored version on, else a fresh load."""
+        live = self._live.get(match_id)
+        if live is not None:
+            async with self._sessions() as session:
+                version = await repo.match_version(session, match_id)
+            if version is None:
+                self._forget(match_id)
+                raise NotFound(match_id)
+            if version == live.version:
+                return live
+            self._forget(match_id)
+        return await self._get_live(match_id)
+
     def _live_from_row(self, row: MatchRow, users: dict[int, Any]) -> LiveMatch:
         match = read_record(row.record, complete=False, rng=self._rng_factory())
         seats = []
@@ -292,7 +307,7 @@ class PlayService:
             table = await repo.table_by_token(session, token)
         if table is None:
             raise NotFound(token)
-        live = await self._get_live(table.match_id)
+        live = await self._fresh_live(table.match_id)
         seat = live.seat_of(user_id)
         if seat is not None:
             return live.id, seat
@@ -301,7 +316,7 @@ class PlayService:
         ):
             raise WrongPassword(token)
         async with live.lock:
-            live = await self._get_live(table.match_id)
+            live = await self._fresh_live(table.match_id)
             if live.seats[1].user_id is None and live.seats[1].bot is None:
                 live.seats[1] = Seat(user_id, nickname)
                 live.status = "active"
@@ -312,7 +327,7 @@ class PlayService:
     # ------------------------------------------------------------------ reading
     async def info(self, match_id: str, user_id: int | None) -> MatchInfo:
         """The facts the game page renders (raises :class:`NotFound`)."""
-        live = await self._get_live(match_id)
+        live = await self._fresh_live(match_id)
         token, has_password = None, False
         seat = live.seat_of(user_id)
         if live.status == "waiting" and seat == 0:
@@ -328,9 +343,8 @@ class PlayService:
 
     async def state_for(self, match_id: str, user_id: int | None) -> dict[str, Any]:
         """The ``state`` message for this viewer now, with no event (a resync)."""
-        live = await self._get_live(match_id)
+        live = await self._fresh_live(match_id)
         async with live.lock:
-            live = await self._get_live(match_id)
             return self._state_message(live, live.seat_of(user_id), None)
 
     async def finished_record(self, match_id: str) -> dict[str, Any] | None:
@@ -364,9 +378,8 @@ class PlayService:
         self, match_id: str, user_id: int | None, version: Any, action: Any
     ) -> None:
         """Apply a player's action at ``version``; :class:`PlayError` says why not."""
-        live = await self._get_live(match_id)
+        live = await self._fresh_live(match_id)
         async with live.lock:
-            live = await self._get_live(match_id)
             seat = self._check_seated(live, user_id)
             if isinstance(version, bool) or not isinstance(version, int) or (
                 version != live.version
@@ -385,9 +398,8 @@ class PlayService:
 
     async def resign(self, match_id: str, user_id: int | None) -> None:
         """The player resigns: the match ends at once, the opponent wins."""
-        live = await self._get_live(match_id)
+        live = await self._fresh_live(match_id)
         async with live.lock:
-            live = await self._get_live(match_id)
             seat = self._check_seated(live, user_id)
             live.match.forfeit(seat, "resign")
             await self._commit(live, resign_event(live.match, seat))
@@ -442,10 +454,13 @@ class PlayService:
     def _state_message(
         self, live: LiveMatch, seat: int | None, event: Event | None
     ) -> dict[str, Any]:
+        view = view_to_json(player_view(live.match, seat))
+        if live.status != "active":
+            view["legal"] = []  # a table waiting for its second player takes no moves yet
         return {
             "type": "state",
             "version": live.version,
-            "view": view_to_json(player_view(live.match, seat)),
+            "view": view,
             "event": event_for(event, seat),
             "status": live.status,
             "players": [s.public() for s in live.seats],

@@ -52,6 +52,12 @@ async def get_match(session: AsyncSession, match_id: str) -> MatchRow | None:
     return await session.get(MatchRow, match_id)
 
 
+async def match_version(session: AsyncSession, match_id: str) -> int | None:
+    """The stored version of a match (None if there is no such match): a cheap freshness check
+    for a copy held in memory, which another process may have moved on."""
+    return await session.scalar(select(MatchRow.version).where(MatchRow.id == match_id))
+
+
 async def save_match_state(
     session: AsyncSession,
     match_id: str,
