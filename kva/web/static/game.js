@@ -190,9 +190,15 @@ function showHandResult(summary) {
   const winner = summary.winner;
   $("hr-title").textContent = t("hand_over", { n: summary.number });
   let text;
-  if (summary.end === "domino") text = t("hand_domino", { name: nameOf(winner), points: summary.points });
-  else if (winner === null) text = t("hand_fish_draw");
-  else text = t("hand_fish", { name: nameOf(winner), points: summary.points });
+  const mine = winner !== null && winner === you();
+  if (winner === null) text = t("hand_fish_draw");
+  else if (summary.end === "domino") {
+    text = mine ? t("hand_domino_you", { points: summary.points })
+      : t("hand_domino", { name: nameOf(winner), points: summary.points });
+  } else {
+    text = mine ? t("hand_fish_you", { points: summary.points })
+      : t("hand_fish", { name: nameOf(winner), points: summary.points });
+  }
   $("hr-text").textContent = text;
   panel.dataset.end = summary.end;
   panel.dataset.winner = winner === null ? "none" : winner === you() ? "you" : "opponent";
@@ -301,8 +307,17 @@ function sendPlay(tile, end) {
   }
 }
 
+function dismissHandResult() {
+  const last = state.view.previous[state.view.previous.length - 1];
+  if (last) sessionStorage.setItem(handResultKey(last.number), "1");
+  openResult = null;
+  q("hand-result").hidden = true;
+}
+
 function onTile(name) {
   if (!state || busy) return;
+  // Playing on is the answer to the last hand's result: it makes way for the board.
+  if (!q("hand-result").hidden) dismissHandResult();
   const view = state.view;
   const legal = legalByTile(view);
   const ends = legal.get(name);
@@ -373,11 +388,7 @@ document.addEventListener("visibilitychange", () => {
   }
 });
 
-$("hr-close").addEventListener("click", () => {
-  const last = state.view.previous[state.view.previous.length - 1];
-  if (last) sessionStorage.setItem(handResultKey(last.number), "1");
-  q("hand-result").hidden = true;
-});
+$("hr-close").addEventListener("click", dismissHandResult);
 $("mr-close").addEventListener("click", () => {
   q("match-result").classList.add("docked");
   q("match-result-backdrop").hidden = true;
