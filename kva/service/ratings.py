@@ -1,0 +1,190 @@
+"""Ratings on the platform: which matches are rated, and the Glicko-2 update when one ends.
+
+Policy (documented in docs/community.md):
+
+* A match is rated only if it was created rated *and* both seats are registered players; bot
+  and guest matches are always casual, whatever their flag says.
+* Every rated match is one Glicko-2 rating period of one game for each player
+  (:func:`kva.ratings.rate_match`), computed from both players' ratings before the match.
+* Idleness widens the RD: before a player's match is rated, one game-less rating period
+  (the paper's step 6) is applied for every full :data:`IDLE_PERIOD` since that player's
+  previous rated match, so a player who comes back after months is provisional again.
+* With one game per period, volatility keeps the RD from falling much below about 60 (see
+  :func:`kva.ratings.rate_match`); that is the system's floor, and it keeps ratings moving.
+* A rating is provisional while its RD is above 110 (:func:`kva.ratings.is_provisional`).
+
+:func:`rate_finished_match` runs inside the transaction that finishes the match, so a match is
+never finished without its rating change nor rated twice (``rating_history`` is unique per
+player and match).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from kva.ratings import Rating, is_provisional, rate_match, update
+from kva.storage.community import RatingHistory
+from kva.storage.models import MatchRow, User, utcnow
+
+#: One game-less rating period is applied per full period of idleness between rated matches.
+IDLE_PERIOD = timedelta(days=30)
+#: More idle periods than this change nothing any more (the RD is at its cap of 350 by then).
+MAX_IDLE_PERIODS = 60
+
+
+def is_registered(user: User | None) -> bool:
+    """Whether ``user`` is a registered player (anyone who is not a guest)."""
+    return user is not None and user.kind != "guest"
+
+
+def rating_of(user: User) -> Rating:
+    """The user's stored Glicko-2 state."""
+    return Rating(user.rating, user.rating_deviation, user.rating_volatility)
+
+
+def provisional(user: User) -> bool:
+    """Whether the user's rating is still provisional (RD above 110)."""
+    return is_provisional(rating_of(user))
+
+
+def after_idleness(rating: Rating, last_rated: datetime | None, now: datetime) -> Rating:
+    """``rating`` with one game-less period applied per full :data:`IDLE_PERIOD` since
+    ``last_rated`` (nothing for a player who never played a rated match: RD is 350 already)."""
+    if last_rated is None:
+        return rating
+    if last_rated.tzinfo is None:  # SQLite hands back naive UTC datetimes
+        last_rated = last_rated.replace(tzinfo=now.tzinfo)
+    periods = min(int((now - last_rated) / IDLE_PERIOD), MAX_IDLE_PERIODS)
+    for _ in range(max(periods, 0)):
+        rating = update(rating, [])
+    return rating
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """One player's rating through one rated match."""
+
+    user_id: int
+    before: Rating
+    after: Rating
+
+    @property
+    def delta(self) -> float:
+        return self.after.rating - self.before.rating
+
+
+async def is_rated_pairing(session: AsyncSession, row: MatchRow) -> bool:
+    """Whether ``row`` counts for ratings: created rated, and two registered players."""
+    if not row.rated or row.seat0_user_id is None or row.seat1_user_id is None:
+        return False
+    if row.seat0_bot is not None or row.seat1_bot is not None:
+        return False
+    users = [await session.get(User, uid) for uid in (row.seat0_user_id, row.seat1_user_id)]
+    return all(is_registered(u) for u in users)
+
+
+async def _last_rated_at(session: AsyncSession, user_id: int) -> datetime | None:
+    return await session.scalar(
+        select(func.max(RatingHistory.created_at)).where(RatingHistory.user_id == user_id)
+    )
+
+
+async def rate_finished_match(
+    session: AsyncSession, match_id: str, now: datetime | None = None
+) -> list[RatingChange]:
+    """Update both players' ratings for the finished match ``match_id`` and log the change.
+
+    Call it inside the transaction that finishes the match. Returns the two changes, or an
+    empty list when the match is casual, not finished, or already rated (then nothing is
+    written).
+    """
+    now = now or utcnow()
+    row = await session.get(MatchRow, match_id)
+    if row is None or row.status != "finished" or not await is_rated_pairing(session, row):
+        return []
+    assert row.seat0_user_id is not None and row.seat1_user_id is not None
+    already = await session.scalar(
+        select(func.count()).select_from(RatingHistory).where(RatingHistory.match_id == match_id)
+    )
+    if already:
+        return []
+    ids = (row.seat0_user_id, row.seat1_user_id)
+    # Lock both rows (PostgreSQL; SQLite holds the database write lock already) in id order,
+    # so two matches of the same player finishing at once are rated one after the other.
+    locked = {
+        u.id: u
+        for u in await session.scalars(
+            select(User).where(User.id.in_(ids)).order_by(User.id).with_for_update()
+        )
+    }
+    users = [locked[ids[0]], locked[ids[1]]]
+    before = [
+        after_idleness(rating_of(u), await _last_rated_at(session, u.id), now) for u in users
+    ]
+    score0 = 0.5 if row.winner is None else (1.0 if row.winner == 0 else 0.0)
+    after = rate_match(before[0], before[1], score0)
+    changes = []
+    for user, old, new in zip(users, before, after, strict=True):
+        session.add(RatingHistory(
+            user_id=user.id, match_id=match_id, rating_before=old.rating, rd_before=old.rd,
+            rating_after=new.rating, rd_after=new.rd, volatility_after=new.volatility,
+            created_at=now,
+        ))
+        user.rating, user.rating_deviation, user.rating_volatility = (
+            new.rating, new.rd, new.volatility)
+        changes.append(RatingChange(user.id, old, new))
+    await session.flush()
+    return changes
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardEntry:
+    """One line of the rating table."""
+
+    rank: int
+    nickname: str
+    rating: float
+    rd: float
+    provisional: bool
+    games: int
+
+
+async def leaderboard(
+    session: AsyncSession, page: int = 1, per_page: int = 50
+) -> tuple[list[LeaderboardEntry], int]:
+    """Registered players with at least one rated match, best rating first (ties: fewer RD,
+    then nickname), one page of them; and how many such players there are."""
+    if page < 1 or per_page < 1:
+        raise ValueError("page and per_page start at 1")
+    games = (
+        select(RatingHistory.user_id, func.count().label("games"))
+        .group_by(RatingHistory.user_id)
+        .subquery()
+    )
+    base = select(User, games.c.games).join(games, games.c.user_id == User.id).where(
+        User.kind != "guest")
+    total = await session.scalar(select(func.count()).select_from(base.subquery())) or 0
+    rows = await session.execute(
+        base.order_by(User.rating.desc(), User.rating_deviation, User.nickname)
+        .offset((page - 1) * per_page).limit(per_page)
+    )
+    start = (page - 1) * per_page
+    entries = [
+        LeaderboardEntry(start + i + 1, user.nickname, user.rating, user.rating_deviation,
+                         provisional(user), int(count))
+        for i, (user, count) in enumerate(rows.all())
+    ]
+    return entries, int(total)
+
+
+async def rating_history(session: AsyncSession, user_id: int) -> list[RatingHistory]:
+    """The user's rating changes, oldest first."""
+    rows = await session.scalars(
+        select(RatingHistory).where(RatingHistory.user_id == user_id)
+        .order_by(RatingHistory.created_at, RatingHistory.id)
+    )
+    return list(rows)

@@ -1,0 +1,79 @@
+"""Helpers for the community tests: registered players and finished matches written straight
+into the database (until registration lands, and for exact control over dates and results)."""
+
+from __future__ import annotations
+
+import random
+import secrets
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import async_sessionmaker
+
+from kva.rules import Match, verify_record, write_record
+from kva.storage.models import MatchRow, User, utcnow
+
+
+def nickname(prefix: str = "p") -> str:
+    """A nickname no other test uses (the PostgreSQL database is shared by the session)."""
+    return f"{prefix}{secrets.token_hex(5)}"
+
+
+async def make_user(sessions: async_sessionmaker, kind: str = "registered",
+                    name: str | None = None, **columns: Any) -> User:
+    """A committed user (registered unless ``kind='guest'``)."""
+    async with sessions() as session, session.begin():
+        user = User(nickname=name or nickname(), kind=kind, **columns)
+        session.add(user)
+    return user
+
+
+def played_record(seed: int, target: int = 75, names: tuple[str, str] = ("a", "b"),
+                  forfeit: tuple[int, str] | None = None) -> dict[str, Any]:
+    """A finished, valid ``georgian-domino/1`` record: random legal play from ``seed``
+    (or a forfeit by ``forfeit[0]`` for reason ``forfeit[1]`` after the first move)."""
+    rng = random.Random(seed)
+    match = Match(target, "draw", random.Random(seed))
+    if forfeit is not None:
+        match.apply_unchecked(match.legal_codes()[0])
+        match.forfeit(*forfeit)  # type: ignore[arg-type]
+    while not match.over:
+        match.apply_unchecked(rng.choice(match.legal_codes()))
+    doc = write_record(match, players=[{"name": names[0]}, {"name": names[1]}],
+                       meta={"match_id": f"seed{seed}"})
+    verify_record(doc)
+    return doc
+
+
+async def finished_match(
+    sessions: async_sessionmaker,
+    seat0: User | None,
+    seat1: User | None,
+    *,
+    winner: int | None = None,
+    rated: bool = True,
+    seed: int | None = None,
+    bots: tuple[str | None, str | None] = (None, None),
+    finished_at: datetime | None = None,
+    end_reason: str = "points",
+) -> MatchRow:
+    """A finished match row with a real record. ``winner`` forces who won (the record is
+    searched over seeds until its winner agrees); None keeps the record's own winner."""
+    seed = secrets.randbelow(10**9) if seed is None else seed
+    while True:
+        record = played_record(seed, names=(seat0.nickname if seat0 else f"bot:{bots[0]}",
+                                            seat1.nickname if seat1 else f"bot:{bots[1]}"))
+        if winner is None or record["winner"] == winner:
+            break
+        seed += 1
+    when = finished_at or utcnow()
+    row = MatchRow(
+        id=secrets.token_urlsafe(9), status="finished", target=75, bazaar="draw", rated=rated,
+        seat0_user_id=seat0.id if seat0 else None, seat1_user_id=seat1.id if seat1 else None,
+        seat0_bot=bots[0], seat1_bot=bots[1], version=50, record=record,
+        winner=record["winner"], end_reason=end_reason, created_at=when, updated_at=when,
+        finished_at=when,
+    )
+    async with sessions() as session, session.begin():
+        session.add(row)
+    return row
