@@ -1,0 +1,105 @@
+"""Quick-game pairing: who plays whom, as a pure function of the queue and the time.
+
+No database, no clock, no I/O: the caller passes the waiting players and ``now`` (seconds on
+any monotonic clock), so every rule here is unit-tested with plain numbers.
+
+The schedule (also in docs/community.md):
+
+* A player who has waited ``w`` seconds accepts opponents whose rating is within
+  ``RANGE_START + RANGE_STEP * floor(w / RANGE_EVERY)`` of theirs (±100, growing by 50 every
+  5 s), never more than ``RANGE_MAX`` (±600).
+* Two players are paired when they want the same match (same target, same rules, both rated or
+  both casual) and the gap between their ratings is within the range of whoever has waited
+  longer: a long wait widens the search for both, a newcomer never blocks it.
+* Whoever has waited longest is served first; among the players they accept, the closest rating
+  wins, then the longest wait, then the lower user id (so equal inputs give equal pairings).
+* After ``BOT_OFFER_AFTER`` seconds (30 s) with nobody found, the player is offered a bot; they
+  may keep waiting.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+#: Rating range a player accepts at first (± points).
+RANGE_START = 100.0
+#: How much the range grows at each step (± points).
+RANGE_STEP = 50.0
+#: Seconds between two steps.
+RANGE_EVERY = 5.0
+#: The widest range (± points): beyond it, a bot is the better offer.
+RANGE_MAX = 600.0
+#: Seconds of waiting after which a bot is offered.
+BOT_OFFER_AFTER = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class Seeker:
+    """One player waiting for a quick game: who, how strong, what match, since when."""
+
+    user_id: int
+    rating: float
+    target: int
+    bazaar: str
+    rated: bool
+    since: float
+
+    def settings(self) -> tuple[int, str, bool]:
+        """What must be equal for two seekers to be paired."""
+        return (self.target, self.bazaar, self.rated)
+
+
+def waited(seeker: Seeker, now: float) -> float:
+    """Seconds ``seeker`` has waited at ``now`` (never negative, even if clocks disagree)."""
+    return max(0.0, now - seeker.since)
+
+
+def rating_range(waited_s: float) -> float:
+    """The ± rating range accepted after ``waited_s`` seconds of waiting."""
+    if waited_s < 0 or math.isnan(waited_s):
+        raise ValueError("waited seconds must be a non-negative number")
+    steps = math.floor(waited_s / RANGE_EVERY)
+    return min(RANGE_MAX, RANGE_START + RANGE_STEP * steps)
+
+
+def offer_bot(seeker: Seeker, now: float) -> bool:
+    """Whether ``seeker`` has waited long enough to be offered a bot."""
+    return waited(seeker, now) >= BOT_OFFER_AFTER
+
+
+def compatible(a: Seeker, b: Seeker, now: float) -> bool:
+    """Whether ``a`` and ``b`` may be paired at ``now`` (see the module's rules)."""
+    if a.user_id == b.user_id or a.settings() != b.settings():
+        return False
+    widest = rating_range(max(waited(a, now), waited(b, now)))
+    return abs(a.rating - b.rating) <= widest
+
+
+def pair(queue: Iterable[Seeker], now: float) -> list[tuple[Seeker, Seeker]]:
+    """The pairs to start at ``now``; everyone not in a pair keeps waiting.
+
+    Each pair is ``(longer waiter, partner)``. A user id appearing twice is a caller's bug and
+    raises ValueError rather than pairing someone with themselves.
+    """
+    seekers = sorted(queue, key=lambda s: (s.since, s.user_id))
+    ids = [s.user_id for s in seekers]
+    if len(set(ids)) != len(ids):
+        raise ValueError("a player is in the queue twice")
+    taken: set[int] = set()
+    pairs: list[tuple[Seeker, Seeker]] = []
+    for first in seekers:
+        if first.user_id in taken:
+            continue
+        candidates = [
+            other for other in seekers
+            if other.user_id not in taken and compatible(first, other, now)
+        ]
+        if not candidates:
+            continue
+        partner = min(candidates,
+                      key=lambda o: (abs(o.rating - first.rating), o.since, o.user_id))
+        taken.update((first.user_id, partner.user_id))
+        pairs.append((first, partner))
+    return pairs

@@ -1,0 +1,108 @@
+"""Rate limits on logging in and registering, per IP address and per nickname.
+
+Built on the ``limits`` library (moving windows). Storage is in memory by default, which is
+right for one ``kva serve`` process; ``redis://`` shares the counters between processes.
+
+What is counted (defaults in :data:`DEFAULTS`, settings in docs/configuration.md):
+
+* every login or registration attempt, per client IP address;
+* every *failed* login, per nickname (casefolded), whatever the IP: a password guesser spread
+  over many addresses still hits it;
+* every registration, per client IP address (accounts are not free to mass-produce).
+
+A refused attempt is refused before any password is hashed or checked, so the limit also
+bounds the CPU an attacker can make the server spend on Argon2.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from limits import RateLimitItem, parse_many
+from limits.aio.strategies import MovingWindowRateLimiter
+from limits.storage import storage_from_string
+
+#: Default limits, in the ``limits`` notation ("5/minute;20/hour": both apply).
+DEFAULTS: dict[str, str] = {
+    "login_ip": "30/minute;300/hour",
+    "login_nickname": "5/minute;30/hour",
+    "register_ip": "10/minute;30/hour",
+}
+
+
+def parse_limits(name: str, text: str) -> list[RateLimitItem]:
+    """The limits in ``text`` (``"5/minute;20/hour"``); ValueError naming ``name`` if bad."""
+    try:
+        items = parse_many(text)
+    except ValueError:
+        items = []
+    if not items:
+        raise ValueError(f"{name} must look like '5/minute;20/hour', not {text!r}")
+    return list(items)
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """An attempt refused: which limit, and seconds until it may be tried again."""
+
+    scope: str
+    retry_after: int
+
+
+class AuthRateLimiter:
+    """The counters of login and registration attempts (one per application)."""
+
+    def __init__(self, storage_url: str = "memory://",
+                 limits: dict[str, str] | None = None) -> None:
+        config = {**DEFAULTS, **(limits or {})}
+        unknown = set(config) - set(DEFAULTS)
+        if unknown:
+            raise ValueError(f"unknown rate limits: {sorted(unknown)}")
+        self._items = {name: parse_limits(name, text) for name, text in config.items()}
+        if storage_url.startswith(("redis://", "rediss://")):
+            storage = storage_from_string("async+" + storage_url, implementation="redispy",
+                                          key_prefix="kva-limits")
+        elif storage_url in ("memory://", "memory", ""):
+            storage = storage_from_string("async+memory://")
+        else:
+            raise ValueError(f"unsupported rate-limit storage {storage_url!r} "
+                             "(expected memory:// or redis://...)")
+        self._storage = storage
+        self._limiter = MovingWindowRateLimiter(storage)
+
+    async def _blocked(self, scope: str, key: str) -> Refusal | None:
+        """The refusal if any limit of ``scope`` is used up for ``key`` (counts nothing)."""
+        for item in self._items[scope]:
+            if not await self._limiter.test(item, scope, key):
+                stats = await self._limiter.get_window_stats(item, scope, key)
+                return Refusal(scope, max(1, int(stats.reset_time - time.time()) + 1))
+        return None
+
+    async def _hit(self, scope: str, key: str) -> None:
+        for item in self._items[scope]:
+            await self._limiter.hit(item, scope, key)
+
+    async def check_login(self, ip: str, nickname_key: str) -> Refusal | None:
+        """Count one login attempt from ``ip``; the refusal if it must not be tried now."""
+        refusal = await self._blocked("login_ip", ip) or await self._blocked(
+            "login_nickname", nickname_key)
+        if refusal is None:
+            await self._hit("login_ip", ip)
+        return refusal
+
+    async def login_failed(self, nickname_key: str) -> None:
+        """Count a failed login against ``nickname_key``."""
+        await self._hit("login_nickname", nickname_key)
+
+    async def check_register(self, ip: str) -> Refusal | None:
+        """Count one registration attempt from ``ip``; the refusal if it must not be tried."""
+        refusal = await self._blocked("login_ip", ip) or await self._blocked("register_ip", ip)
+        if refusal is None:
+            await self._hit("login_ip", ip)
+            await self._hit("register_ip", ip)
+        return refusal
+
+    async def reset(self) -> None:
+        """Forget every counter (tests and operators)."""
+        await self._storage.reset()
