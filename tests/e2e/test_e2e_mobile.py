@@ -20,6 +20,34 @@ def _assert_fits(page: Any, where: str) -> None:
     assert body_width <= WIDTH, f"{where}: body is {body_width} px wide (> {WIDTH})"
 
 
+#: Pairs of visible text boxes (outside the board drawing and transient notices) that overlap.
+_OVERLAPS_JS = """() => {
+  const leaves = [...document.querySelectorAll('body *')].filter(e =>
+    !e.closest('svg, [aria-live], [hidden], script, style, option, select') &&
+    [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()) &&
+    e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden');
+  const boxes = leaves.map(e => {
+    const range = document.createRange(); range.selectNodeContents(e);
+    return {e, r: range.getBoundingClientRect()};
+  }).filter(b => b.r.width > 0 && b.r.height > 0);
+  const out = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const a = boxes[i], b = boxes[j];
+    if (a.e.contains(b.e) || b.e.contains(a.e)) continue;
+    const w = Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left);
+    const h = Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top);
+    const text = x => x.e.textContent.trim().slice(0, 30);
+    if (w > 2 && h > 2) out.push([text(a), text(b)]);
+  }
+  return out;
+}"""
+
+
+def _assert_no_text_overlaps(page: Any, where: str) -> None:
+    overlaps = page.evaluate(_OVERLAPS_JS)
+    assert not overlaps, f"{where}: texts drawn over each other: {overlaps}"
+
+
 def _assert_on_screen(game: Game, name: str) -> None:
     el = game.loc(name).first
     assert el.is_visible(), f"{name} is not visible"
@@ -28,20 +56,25 @@ def _assert_on_screen(game: Game, name: str) -> None:
     assert box["x"] >= -0.5 and box["x"] + box["width"] <= WIDTH + 0.5, (name, box)
 
 
-def test_the_game_works_at_375_px(new_context: Callable[..., Any], server: Any) -> None:
+@pytest.mark.parametrize("lang", ["en", "ka", "ru", "tr"])  # longer words must wrap too
+def test_the_game_works_at_375_px(new_context: Callable[..., Any], server: Any, lang: str) -> None:
     ctx = new_context(
         viewport={"width": WIDTH, "height": 740},
         device_scale_factor=2,
         is_mobile=True,
         has_touch=True,
     )
+    ctx.add_cookies([{"name": "kva_lang", "value": lang, "url": server.base_url}])
     page = ctx.new_page()
     page.goto("/")
     _assert_fits(page, "home")
-    shot(page, "mobile-01-home", full_page=True)
+    shot(page, f"mobile-{lang}-01-home", full_page=True)
 
+    _assert_no_text_overlaps(page, "home")
     game = start_match(page, "bot:easy", target=75)
     _assert_fits(page, "game")
+    page.wait_for_timeout(300)
+    _assert_no_text_overlaps(page, "game")
     for name in ("hand", "board", "score", "turn"):
         _assert_on_screen(game, name)
     # Every tile in hand is fully on screen horizontally (the hand wraps, it does not overflow).
@@ -54,7 +87,7 @@ def test_the_game_works_at_375_px(new_context: Callable[..., Any], server: Any) 
         )
     ):
         assert box["x"] >= -0.5 and box["x"] + box["w"] <= WIDTH + 0.5, box
-    shot(page, "mobile-02-game-start")
+    shot(page, f"mobile-{lang}-02-game-start")
 
     played = 0
     for _ in range(60):
@@ -67,7 +100,8 @@ def test_the_game_works_at_375_px(new_context: Callable[..., Any], server: Any) 
     assert played >= 4
     page.wait_for_timeout(300)
     _assert_fits(page, "game after moves")
+    _assert_no_text_overlaps(page, "game after moves")
     _assert_on_screen(game, "hand")
     _assert_on_screen(game, "board")
-    shot(page, "mobile-03-game-later")
-    shot(page, "mobile-04-game-full", full_page=True)
+    shot(page, f"mobile-{lang}-03-game-later")
+    shot(page, f"mobile-{lang}-04-game-full", full_page=True)
