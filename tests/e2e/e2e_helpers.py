@@ -170,6 +170,27 @@ class Game:
             "legal": sorted(self.legal_tiles().evaluate_all("els => els.map(e => e.dataset.tile)")),
         }
 
+    def live_score_problem(self) -> str | None:
+        """Whether the ``score`` hook shows the match score including the points scored so far
+        in this hand (rules: "points are added as they are scored"). None when it does, or
+        when the state moved on while reading (no verdict); else what differs."""
+        count = len(self.states)
+        v = self.view
+        if v.get("over") or v.get("player") is None:
+            return None
+        me, op = v["player"], 1 - v["player"]
+        points = v.get("hand_points") or [0, 0]
+        want = (v["scores"][me] + points[me], v["scores"][op] + points[op])
+        shown = self.scores()
+        if len(self.states) != count:
+            return None
+        if shown != want:
+            return (
+                f"hand {v['hand_number']}: score shows {shown}, but match score {v['scores']}"
+                f" + this hand's points {points} make {want}"
+            )
+        return None
+
     def result_on_screen(self, name: str = "match-result", timeout_ms: int = 3000) -> bool:
         """Whether the ``name`` panel is (or within ``timeout_ms`` gets) inside the viewport:
         a result below the fold is one the player does not see."""

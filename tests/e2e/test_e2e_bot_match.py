@@ -47,13 +47,20 @@ def test_guest_plays_a_match_to_75_against_the_easy_bot(
     shots = {3: "bot-02-first-moves", 12: "bot-03-mid-hand"}
     game.hand_result_shot = "bot-04-hand-result"
 
+    score_problems: list[str] = []
+
     def on_step(n: int) -> None:
         if n in shots:
             shot(page, shots[n])
+        page.wait_for_timeout(60)  # let the page render the state it just received
+        problem = game.live_score_problem()
+        if problem:
+            score_problems.append(problem)
 
     played = play_until_over([game], budget_s=150, on_step=on_step)
     shot(page, "bot-05-match-result", full_page=True)
     view = _check_finished(game, 75)
+    assert not score_problems, f"the score lags behind the points scored: {score_problems[:3]}"
     assert played >= 5
     scores = view["scores"]
     assert max(scores) >= 75 and scores[0] != scores[1], scores
