@@ -182,6 +182,8 @@ def new_context(
     yield make
     report = getattr(request.node, "rep_call", None)
     failed = report is not None and report.failed
+    if failed:  # shown under "Captured stdout teardown" with the failure
+        print(f"--- server log (end) ---\n{server.log_tail(4000)}")
     for i, ctx in enumerate(contexts):
         if failed:
             for j, page in enumerate(ctx.pages):
