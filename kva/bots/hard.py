@@ -43,8 +43,8 @@ class HardBot:
 
     def __init__(
         self,
-        playouts: int = 600,
-        candidates: int = 3,
+        playouts: int = 1000,
+        candidates: int = 2,
         max_seconds: float = 0.9,
         near: int = 90,
         noise: float = 0.35,

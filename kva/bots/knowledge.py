@@ -90,6 +90,10 @@ class Knowledge:
         "choices",
         "lacks",
         "_template",
+        "_placed_ok",
+        "_allowed",
+        "_simple",
+        "_choice_bases",
     )
 
     def __init__(self, view: PlayerView) -> None:
@@ -139,6 +143,25 @@ class Knowledge:
         self.lacks = tuple(not possible & NUMBER_MASK[n] for n in range(7))
         self.choices = self._choice_events(view)
         self._template: HandState | None = None
+        # Precomputed for sampling: feasible entries of each placed item, and the tiles a held
+        # item may be for each entry.
+        distinct = sorted(set(self.entries))
+        self._placed_ok = [
+            frozenset(e for e in distinct if e < exit_ and not TILE_BIT[t] & self._forbid(e, exit_))
+            for t, exit_ in self.placed
+        ]
+        self._allowed = {e: tiles_of(self.unseen & ~self._forbid(e, HELD)) for e in distinct}
+        # Per choice: the placed tiles still in hand then, and the tiles that fitted then.
+        self._choice_bases = [
+            (
+                event,
+                mask_of([t for t, exit_ in self.placed if exit_ >= event.index]),
+                mask_of([t for t in range(TILE_COUNT) if event.ways[t]]),
+            )
+            for event in self.choices
+        ]
+        #: No constraint at all on the opponent's tiles: sampling is one shuffle.
+        self._simple = distinct == [DEALT] and not self.dealt_forbid and not self.events
 
     # ----------------------------------------------------------------- constraints
     def _forbid(self, entry: int, exit_: int) -> int:
@@ -201,12 +224,8 @@ class Knowledge:
         matching dead-ends (the caller retries, then falls back to :meth:`_match_placed_tight`).
         """
         free = self.entries[:]
-        for tile, exit_ in self.placed:
-            bit = TILE_BIT[tile]
-            options = [
-                k for k, e in enumerate(free)
-                if e < exit_ and not bit & self._forbid(e, exit_)
-            ]
+        for ok in self._placed_ok:
+            options = [k for k, e in enumerate(free) if e in ok]
             if not options:
                 return None
             free.pop(options[int(rng.random() * len(options))])
@@ -231,6 +250,11 @@ class Knowledge:
         ``held entries`` (one per opponent tile, sorted) says when each guessed tile entered the
         opponent's hand; :meth:`log_weight` needs it to know the hand at each past choice.
         """
+        if self._simple:
+            pool = tiles_of(self.unseen)
+            rng.shuffle(pool)
+            count = self.opp_count
+            return mask_of(pool[:count]), pool[count:], [DEALT * 32 + t for t in pool[:count]]
         for attempt in range(12):
             held = self._match_placed(rng) if attempt < 10 else self._match_placed_tight()
             if held is None or len(held) != self.opp_count:
@@ -257,7 +281,7 @@ class Knowledge:
             size = 1
             while k + size < len(held) and held[k + size] == entry:
                 size += 1
-            pool = tiles_of(self.unseen & ~used & ~self._forbid(entry, HELD))
+            pool = [t for t in self._allowed[entry] if not used & TILE_BIT[t]]
             if len(pool) < size:
                 return None
             for _ in range(size):
@@ -281,21 +305,17 @@ class Knowledge:
         if not self.choices:
             return 0.0
         total = 0.0
-        placed = self.placed
-        for event in self.choices:
+        for event, base, fit in self._choice_bases:
             j = event.index
-            hand = 0
+            hand = base
             for packed in items:
                 if (packed >> 5) < j:
                     hand |= TILE_BIT[packed & 31]
-            for tile, exit_ in placed:
-                if exit_ >= j:
-                    hand |= TILE_BIT[tile]
             weight = event.weight
             ways = event.ways
             w_sum = 0.0
             n_ways = 0
-            m = hand
+            m = hand & fit
             while m:
                 low = m & -m
                 t = low.bit_length() - 1
