@@ -1,0 +1,202 @@
+"""Leaving a match: who is connected, the grace period of a player who disconnects, the win the
+opponent may then claim (forfeit ``abandon``), and the loss by timeout of a player who never
+moves (forfeit ``timeout``). The rules are on the help page and in docs/community.md.
+
+Presence is counted per process (open WebSockets per match and seat) and shared through the
+broker: every change is published on the match's topic as ``{"presence": {...}, "broadcast":
+<presence message>}``, and each process keeps what the others said (by their ``origin``), so a
+player connected to one instance and an opponent connected to another both see the truth. A
+seat is away once no process has a connection for it; it is away *since* the latest of its
+disconnections. A seat that has never connected is not "away" (it has not left anything);
+the first-move timeout is what covers a player who never shows up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections import defaultdict
+from typing import Any
+
+from kva.rules import DRAW, PASS
+from kva.service.broker import Broker
+from kva.service.errors import PlayError
+from kva.service.play import LiveMatch, PlayService, topic
+
+log = logging.getLogger(__name__)
+
+#: Client message type of a claim (docs/web-contract.md).
+CLAIM_TYPE = "claim_win"
+
+
+def has_moved(live: LiveMatch, seat: int) -> bool:
+    """Whether ``seat`` ever chose an action in the match (an opening or a play; draws and
+    passes are applied by the server when they are forced, so they do not count)."""
+    return any(
+        entry[0] == seat and entry[1] not in (DRAW, PASS)
+        for hand in live.match.hands for entry in hand.state.log
+    )
+
+
+class Presence:
+    """Connections per match and seat, disconnection grace, claims and first-move timeouts."""
+
+    def __init__(
+        self,
+        broker: Broker,
+        play: PlayService,
+        *,
+        grace: float = 60.0,
+        first_move_timeout: float = 120.0,
+    ) -> None:
+        if grace < 0 or first_move_timeout <= 0:
+            raise ValueError("the grace period must be >= 0 and the first-move limit > 0")
+        self._broker = broker
+        self._play = play
+        self.grace = grace
+        self.first_move_timeout = first_move_timeout
+        self.origin = secrets.token_hex(6)
+        self._local: dict[tuple[str, int], int] = defaultdict(int)
+        # (match, seat) -> origin -> (online, monotonic-ish wall time of the change)
+        self._seen: dict[tuple[str, int], dict[str, tuple[bool, float]]] = defaultdict(dict)
+        self._clocks: dict[str, tuple[int, asyncio.Task[None]]] = {}
+
+    # ------------------------------------------------------------------ presence
+    async def connected(self, match_id: str, seat: int | None) -> None:
+        """A player's socket opened (spectators, ``seat`` None, are not tracked)."""
+        if seat is None:
+            return
+        key = (match_id, seat)
+        was_away = self.away_since(match_id, seat) is not None
+        self._local[key] += 1
+        if self._local[key] == 1:
+            await self._changed(match_id, seat, True, was_away)
+
+    async def disconnected(self, match_id: str, seat: int | None) -> None:
+        """A player's socket closed."""
+        if seat is None:
+            return
+        key = (match_id, seat)
+        if self._local.get(key, 0) <= 0:
+            return
+        self._local[key] -= 1
+        if self._local[key] == 0:
+            del self._local[key]
+            await self._changed(match_id, seat, False, False)
+
+    async def _changed(self, match_id: str, seat: int, online: bool, was_away: bool) -> None:
+        now = time.time()
+        self._seen[(match_id, seat)][self.origin] = (online, now)
+        note = {"origin": self.origin, "seat": seat, "online": online, "at": now}
+        message: dict[str, Any] = {"presence": note}
+        # Viewers hear of a player leaving, and of one coming back; a first arrival is news
+        # to nobody (the other processes still take note of it).
+        if not online or was_away:
+            message["broadcast"] = self.message(match_id, seat)
+        try:
+            await self._broker.publish(topic(match_id), message)
+        except Exception:  # the local view is right; other instances catch up on the next change
+            log.exception("publishing presence of match %s failed", match_id)
+
+    def note(self, match_id: str, presence: Any) -> None:
+        """Take in a presence change published by any process (ours included, harmlessly)."""
+        if not isinstance(presence, dict):
+            return
+        origin, seat = presence.get("origin"), presence.get("seat")
+        online, at = presence.get("online"), presence.get("at")
+        if (not isinstance(origin, str) or seat not in (0, 1) or not isinstance(online, bool)
+                or not isinstance(at, int | float) or origin == self.origin):
+            return
+        self._seen[(match_id, seat)][origin] = (online, float(at))
+
+    def away_since(self, match_id: str, seat: int) -> float | None:
+        """Since when (epoch seconds) ``seat`` has had no connection anywhere; None while it
+        is connected somewhere or has never connected."""
+        if self._local.get((match_id, seat), 0) > 0:
+            return None
+        seen = self._seen.get((match_id, seat))
+        if not seen or any(online for online, _at in seen.values()):
+            return None
+        return max(at for _online, at in seen.values())
+
+    def message(self, match_id: str, seat: int) -> dict[str, Any]:
+        """The ``presence`` message of ``seat``: online, or away with the seconds left of its
+        grace period (``claim_in``, 0 once the opponent may claim the win)."""
+        since = self.away_since(match_id, seat)
+        if since is None:
+            return {"type": "presence", "seat": seat, "online": True, "claim_in": None}
+        left = max(0.0, self.grace - (time.time() - since))
+        return {"type": "presence", "seat": seat, "online": False,
+                "claim_in": round(left, 1)}
+
+    def messages(self, match_id: str) -> list[dict[str, Any]]:
+        """The presence of both seats, for a viewer who just said hello (only away seats)."""
+        return [self.message(match_id, seat) for seat in (0, 1)
+                if self.away_since(match_id, seat) is not None]
+
+    # ------------------------------------------------------------------ claiming
+    async def claim(self, match_id: str, user_id: int | None) -> None:
+        """The opponent of a player away longer than the grace period claims the win: the
+        absent player forfeits (``abandon``). PlayError says why not."""
+        info = await self._play.info(match_id, user_id)
+        if info.seat is None:
+            raise PlayError("not_seated", "only a player can claim the win")
+        if info.status != "active":
+            raise PlayError("over", "the match is not being played")
+        absent = 1 - info.seat
+        since = self.away_since(match_id, absent)
+        if since is None:
+            raise PlayError("illegal", "your opponent is connected")
+        if time.time() - since < self.grace:
+            raise PlayError("illegal", "your opponent may still come back")
+        await self._play.forfeit(match_id, absent, "abandon")
+
+    # ------------------------------------------------------------------ first-move timeout
+    def after_commit(self, live: LiveMatch) -> None:
+        """After every committed change: (re)arm the timeout of a player to act who has
+        never moved in this match, or disarm it."""
+        current = self._clocks.get(live.id)
+        seat = live.match.turn
+        due = (
+            live.status == "active" and not live.match.over and seat is not None
+            and live.seats[seat].bot is None and not has_moved(live, seat)
+        )
+        if current is not None:
+            version, task = current
+            if due and version == live.version:
+                return
+            if task is not asyncio.current_task():
+                task.cancel()
+            del self._clocks[live.id]
+        if not due:
+            return
+        assert seat is not None
+        task = asyncio.create_task(self._timeout(live.id, seat, live.version),
+                                   name=f"kva-first-move-{live.id}-v{live.version}")
+        self._clocks[live.id] = (live.version, task)
+        task.add_done_callback(lambda t, mid=live.id: self._clock_done(mid, t))
+
+    def _clock_done(self, match_id: str, task: asyncio.Task[None]) -> None:
+        current = self._clocks.get(match_id)
+        if current is not None and current[1] is task:
+            del self._clocks[match_id]
+        if not task.cancelled() and task.exception() is not None:
+            log.error("first-move timeout of %s failed", match_id, exc_info=task.exception())
+
+    async def _timeout(self, match_id: str, seat: int, version: int) -> None:
+        await asyncio.sleep(self.first_move_timeout)
+        with contextlib.suppress(PlayError):
+            await self._play.forfeit(match_id, seat, "timeout", expected_version=version)
+
+    async def stop(self) -> None:
+        """Cancel the armed timeouts (they are re-armed when the match resumes)."""
+        tasks = [task for _v, task in self._clocks.values()]
+        self._clocks.clear()
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
