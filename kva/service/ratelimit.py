@@ -27,7 +27,7 @@ from limits.storage import storage_from_string
 DEFAULTS: dict[str, str] = {
     "login_ip": "30/minute;300/hour",
     "login_nickname": "5/minute;30/hour",
-    "register_ip": "10/minute;30/hour",
+    "register_ip": "10/minute;50/hour",
 }
 
 

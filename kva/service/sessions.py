@@ -1,0 +1,160 @@
+"""Server-side sessions: who a ``kva_session`` cookie belongs to, and revoking it.
+
+The cookie carries a random token (256 bits); the ``sessions`` table keeps only its SHA-256,
+the user id, when it was created and last seen, and when it was revoked. A session is valid
+while its row exists and is not revoked, so logging out (or an operator revoking every session
+of a user) takes effect at once, on every process, for pages and WebSockets alike. Guests get a
+session too: a first visit creates the guest and its session in one transaction.
+
+Cookies of the previous scheme (the user id signed with the secret key) are still honoured
+once: the visitor keeps their user and gets a real session in exchange.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from kva.storage import repo
+from kva.storage.models import SessionRow, User, utcnow
+
+#: The cookie's name (unchanged from the signed-cookie scheme, see docs/web-contract.md).
+COOKIE = "kva_session"
+#: How long the browser keeps the cookie (a year; revocation ends it sooner).
+MAX_AGE = 60 * 60 * 24 * 365
+#: ``last_seen_at`` is written at most this often per session (not on every request).
+TOUCH_EVERY = timedelta(minutes=5)
+#: The longest cookie value looked at (tokens are 43 characters; old signed cookies ~40).
+MAX_COOKIE = 512
+
+
+def new_token() -> str:
+    """A fresh, unguessable session token."""
+    return secrets.token_urlsafe(32)
+
+
+def token_hash(token: str) -> str:
+    """What the database keeps of a token: a leaked table does not log anyone in."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """The user of a request, the token of their session, and a token to set if it changed."""
+
+    user: User
+    token: str
+    new_token: str | None = None
+
+
+async def open_session(session: AsyncSession, user_id: int) -> str:
+    """Add a session for ``user_id`` to ``session`` (the caller commits); its token."""
+    token = new_token()
+    now = utcnow()
+    session.add(SessionRow(token_hash=token_hash(token), user_id=user_id, created_at=now,
+                           last_seen_at=now, revoked_at=None))
+    return token
+
+
+async def user_for_token(sessions: async_sessionmaker, token: str | None) -> User | None:
+    """The user of a live session with ``token``; None for a missing, unknown or revoked one.
+
+    Touches ``last_seen_at`` when it is older than :data:`TOUCH_EVERY`.
+    """
+    if not token or len(token) > MAX_COOKIE:
+        return None
+    digest = token_hash(token)
+    async with sessions() as session:
+        row = await session.execute(
+            select(SessionRow, User)
+            .join(User, User.id == SessionRow.user_id)
+            .where(SessionRow.token_hash == digest, SessionRow.revoked_at.is_(None))
+        )
+        found = row.first()
+        if found is None:
+            return None
+        record, user = found
+        now = utcnow()
+        last = record.last_seen_at
+        if last.tzinfo is None:  # SQLite hands back naive datetimes
+            last = last.replace(tzinfo=now.tzinfo)
+        if now - last > TOUCH_EVERY:
+            await session.execute(
+                update(SessionRow).where(SessionRow.id == record.id).values(last_seen_at=now)
+            )
+            await session.commit()
+        return user
+
+
+async def identify(sessions: async_sessionmaker, cookie: str | None,
+                   legacy_user_id: int | None = None) -> Identity:
+    """Who sends ``cookie``: its session's user, or (for an old signed cookie whose user id is
+    ``legacy_user_id``) that user with a new session, or else a new guest with a new session."""
+    user = await user_for_token(sessions, cookie)
+    if user is not None:
+        assert cookie is not None
+        return Identity(user, cookie)
+    if legacy_user_id is not None:
+        async with sessions() as session:
+            legacy = await repo.get_user(session, legacy_user_id)
+            if legacy is not None:
+                token = await open_session(session, legacy.id)
+                await session.commit()
+                return Identity(legacy, token, token)
+    user, token = await guest_with_session(sessions)
+    return Identity(user, token, token)
+
+
+async def guest_with_session(sessions: async_sessionmaker) -> tuple[User, str]:
+    """A new guest and the token of its first session (both committed)."""
+    user = await repo.create_guest(sessions)
+    async with sessions() as session:
+        token = await open_session(session, user.id)
+        await session.commit()
+    return user, token
+
+
+async def rotate(session: AsyncSession, old_token: str | None, user_id: int) -> str:
+    """Revoke ``old_token`` (if any) and open a new session for ``user_id``; the caller commits.
+
+    Logging in and registering always rotate, so a token planted before (session fixation) is
+    worthless after."""
+    if old_token:
+        await session.execute(
+            update(SessionRow)
+            .where(SessionRow.token_hash == token_hash(old_token),
+                   SessionRow.revoked_at.is_(None))
+            .values(revoked_at=utcnow())
+        )
+    return await open_session(session, user_id)
+
+
+async def revoke(sessions: async_sessionmaker, token: str | None) -> bool:
+    """Revoke the session of ``token``; whether a live one was revoked."""
+    if not token or len(token) > MAX_COOKIE:
+        return False
+    async with sessions() as session:
+        result = await session.execute(
+            update(SessionRow)
+            .where(SessionRow.token_hash == token_hash(token), SessionRow.revoked_at.is_(None))
+            .values(revoked_at=utcnow())
+        )
+        await session.commit()
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+async def revoke_all(sessions: async_sessionmaker, user_id: int) -> int:
+    """Revoke every live session of ``user_id`` (log out everywhere); how many."""
+    async with sessions() as session:
+        result = await session.execute(
+            update(SessionRow)
+            .where(SessionRow.user_id == user_id, SessionRow.revoked_at.is_(None))
+            .values(revoked_at=utcnow())
+        )
+        await session.commit()
+    return int(result.rowcount)  # type: ignore[attr-defined]

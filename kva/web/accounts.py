@@ -1,0 +1,133 @@
+"""Account pages: register, log in, log out.
+
+The session cookie is written by the identity middleware only: a route that signs someone in
+or out puts the new token (or ``""`` to delete the cookie) in ``request.state.set_session``.
+Login and registration are rate-limited per IP and per nickname (:mod:`kva.service.ratelimit`);
+a refusal is a 429 page with ``Retry-After`` that still shows the form.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import RedirectResponse, Response
+
+from kva.service import accounts, sessions
+from kva.service.accounts import AccountError
+from kva.service.ratelimit import AuthRateLimiter, Refusal
+from kva.web.pages import _safe_next
+from kva.web.render import render, translator
+
+router = APIRouter()
+
+
+def _messages(request: Request) -> dict[str, str]:
+    """What each :class:`AccountError` code says to the visitor, in their language."""
+    _ = translator(request)
+    return {
+        "nickname_length": _("A nickname has 3 to 20 characters."),
+        "nickname_chars": _("A nickname may have letters, digits, “_” and “-”, and starts "
+                            "with a letter or a digit."),
+        "nickname_reserved": _("That nickname is reserved. Choose another."),
+        "nickname_taken": _("That nickname is taken. Choose another."),
+        "password_short": _("The password needs at least 8 characters."),
+        "password_long": _("The password may have at most 128 characters."),
+        "password_is_nickname": _("The password may not be your nickname."),
+        "already_registered": _("You are already registered."),
+        "wrong_credentials": _("Wrong nickname or password."),
+    }
+
+
+def client_ip(request: Request) -> str:
+    """The address rate limits count against (uvicorn resolves trusted proxy headers)."""
+    return request.client.host if request.client else "unknown"
+
+
+def _form(request: Request, name: str, status: int = 200, **context: Any) -> Response:
+    context.setdefault("error", None)
+    context.setdefault("code", "")
+    context.setdefault("nickname", "")
+    context.setdefault("next", "/")
+    return render(request, name, context, status)
+
+
+def _limited(request: Request, name: str, refusal: Refusal, **context: Any) -> Response:
+    """The form again, with 429, ``Retry-After`` and a clear message."""
+    _ = translator(request)
+    minutes = max(1, math.ceil(refusal.retry_after / 60))
+    message = _("Too many attempts. Try again in %(minutes)s min.") % {"minutes": minutes}
+    response = _form(request, name, 429, error=message, code="rate_limited", **context)
+    response.headers["Retry-After"] = str(refusal.retry_after)
+    return response
+
+
+def _limiter(request: Request) -> AuthRateLimiter:
+    return request.app.state.rate_limiter
+
+
+def _signed_in(request: Request, token: str, next_path: str) -> Response:
+    request.state.set_session = token
+    return RedirectResponse(_safe_next(next_path), status_code=303)
+
+
+@router.get("/register")
+async def register_page(request: Request, next: str = "/") -> Response:
+    """The registration form (a registered visitor is sent on)."""
+    if accounts.is_registered(request.state.user):
+        return RedirectResponse(_safe_next(next), status_code=303)
+    return _form(request, "register.html", next=_safe_next(next))
+
+
+@router.post("/register")
+async def register(request: Request, nickname: str = Form(""), password: str = Form(""),
+                   next: str = Form("/")) -> Response:
+    """Register the visitor: their guest row becomes a player, matches and all."""
+    next_path = _safe_next(next)
+    shown = nickname[:20]
+    refusal = await _limiter(request).check_register(client_ip(request))
+    if refusal is not None:
+        return _limited(request, "register.html", refusal, nickname=shown, next=next_path)
+    try:
+        signed = await accounts.register(request.app.state.sessions, request.state.user,
+                                         request.state.session_token, nickname, password)
+    except AccountError as exc:
+        return _form(request, "register.html", 400, error=_messages(request)[exc.code],
+                     code=exc.code, nickname=shown, next=next_path)
+    return _signed_in(request, signed.token, next_path)
+
+
+@router.get("/login")
+async def login_page(request: Request, next: str = "/") -> Response:
+    """The login form."""
+    return _form(request, "login.html", next=_safe_next(next))
+
+
+@router.post("/login")
+async def login(request: Request, nickname: str = Form(""), password: str = Form(""),
+                next: str = Form("/")) -> Response:
+    """Log in: a new session for the player, the visitor's old one revoked."""
+    next_path = _safe_next(next)
+    shown = nickname[:64]
+    key = accounts.nickname_key(nickname.strip()[:64])
+    limiter = _limiter(request)
+    refusal = await limiter.check_login(client_ip(request), key)
+    if refusal is not None:
+        return _limited(request, "login.html", refusal, nickname=shown, next=next_path)
+    try:
+        signed = await accounts.login(request.app.state.sessions, request.state.session_token,
+                                      nickname, password)
+    except AccountError as exc:
+        await limiter.login_failed(key)
+        return _form(request, "login.html", 400, error=_messages(request)[exc.code],
+                     code=exc.code, nickname=shown, next=next_path)
+    return _signed_in(request, signed.token, next_path)
+
+
+@router.post("/logout")
+async def logout(request: Request) -> Response:
+    """Revoke this session (server-side: the cookie is worthless from now on) and go home."""
+    await sessions.revoke(request.app.state.sessions, request.state.session_token)
+    request.state.set_session = ""
+    return RedirectResponse("/", status_code=303)

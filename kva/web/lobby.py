@@ -1,0 +1,272 @@
+"""The lobby and quick game: pages, one-click join and cancel, and their two WebSockets.
+
+``/ws/lobby`` sends the open tables (``{"type": "lobby", "tables": [...]}``) at once and again
+on every change; ``/ws/quick`` holds a quick-game search while it is open and reports
+``waiting`` (seconds, rating range, bot offer) every second, then ``paired`` with the match id.
+Both check the handshake's ``Origin`` before accepting it (:mod:`kva.web.security`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import RedirectResponse, Response
+
+from kva.rules import TARGETS
+from kva.service import NotFound
+from kva.service.accounts import is_registered
+from kva.service.broker import Broker
+from kva.service.lobby import TOPIC, Lobby, LobbyError, view_for
+from kva.service.quickgame import QuickGame, QuickGameError, Search
+from kva.service.sessions import COOKIE, user_for_token
+from kva.storage.models import User
+from kva.web.render import render, translator
+from kva.web.security import origin_allowed
+
+router = APIRouter()
+log = logging.getLogger(__name__)
+#: Seconds between two ``waiting`` reports of a quick-game search.
+REPORT_EVERY = 1.0
+#: The largest client frame read on these sockets.
+MAX_FRAME = 1024
+
+
+def _lobby(request: Request) -> Lobby:
+    return request.app.state.lobby
+
+
+def _fail(request: Request, status: int, message: str) -> HTTPException:
+    request.state.own_error = True
+    return HTTPException(status, message)
+
+
+def _no_table(request: Request) -> HTTPException:
+    _ = translator(request)
+    return _fail(request, 404, _("This table does not exist."))
+
+
+def _lobby_errors(request: Request) -> dict[str, str]:
+    _ = translator(request)
+    return {
+        "taken": _("Someone was quicker: that table is no longer open."),
+        "rated_only": _("Rated tables are for registered players. Create an account to join."),
+        "not_yours": _("Only the player who opened a table can cancel it."),
+    }
+
+
+async def _lobby_page(request: Request, error: str | None = None, status: int = 200) -> Response:
+    user = request.state.user
+    registered = is_registered(user)
+    tables = [t.for_viewer(user.id, registered) for t in await _lobby(request).tables()]
+    return render(request, "lobby.html", {
+        "tables": tables, "targets": TARGETS, "registered": registered, "error": error,
+    }, status)
+
+
+@router.get("/lobby")
+async def lobby(request: Request) -> Response:
+    """Open tables (live), opening one, and the quick-game button."""
+    return await _lobby_page(request)
+
+
+@router.post("/lobby/{match_id}/join")
+async def join(request: Request, match_id: str) -> Response:
+    """Sit down at an open table in one click, then play."""
+    if len(match_id) > 24:
+        raise _no_table(request)
+    user = request.state.user
+    try:
+        joined = await _lobby(request).join(match_id, user, is_registered(user))
+    except NotFound:
+        raise _no_table(request) from None
+    except LobbyError as exc:
+        status = 403 if exc.code == "rated_only" else 409
+        return await _lobby_page(request, _lobby_errors(request)[exc.code], status)
+    return RedirectResponse(f"/m/{joined}", status_code=303)
+
+
+@router.post("/lobby/{match_id}/cancel")
+async def cancel(request: Request, match_id: str) -> Response:
+    """Cancel your own open table (while nobody has joined it)."""
+    if len(match_id) > 24:
+        raise _no_table(request)
+    try:
+        await _lobby(request).cancel(match_id, request.state.user.id)
+    except NotFound:
+        raise _no_table(request) from None
+    except LobbyError as exc:
+        status = 403 if exc.code == "not_yours" else 409
+        return await _lobby_page(request, _lobby_errors(request)[exc.code], status)
+    return RedirectResponse("/lobby", status_code=303)
+
+
+def quick_settings(params: Any) -> tuple[int, str, bool]:
+    """Target, rules and rated from a quick game's query (ValueError if malformed)."""
+    target_raw = str(params.get("target") or "175")
+    bazaar = str(params.get("bazaar") or "draw")
+    rated_raw = str(params.get("rated") or "")
+    if not target_raw.isdigit() or len(target_raw) > 4:
+        raise ValueError("target")
+    if rated_raw not in ("", "0", "1", "on"):
+        raise ValueError("rated")
+    return int(target_raw), bazaar, rated_raw in ("1", "on")
+
+
+@router.get("/quick")
+async def quick(request: Request) -> Response:
+    """The quick-game page: searching, with cancel and (after a while) a bot offer."""
+    _ = translator(request)
+    user = request.state.user
+    try:
+        target, bazaar, rated = quick_settings(request.query_params)
+        QuickGame.check(target, bazaar, rated, is_registered(user))
+    except QuickGameError as exc:
+        if exc.code == "rated_only":
+            raise _fail(request, 403, _("Rated games are for registered players. Create an "
+                                        "account to play rated.")) from None
+        raise _fail(request, 400, _("Choose a target of 75, 175, 255 or 355 points.")) from None
+    except ValueError:
+        raise _fail(request, 400, _("Choose a target of 75, 175, 255 or 355 points.")) from None
+    return render(request, "quick.html", {"target": target, "bazaar": bazaar, "rated": rated})
+
+
+# ---------------------------------------------------------------------- WebSockets
+
+
+async def _ws_user(ws: WebSocket) -> User | None:
+    return await user_for_token(ws.app.state.sessions, ws.cookies.get(COOKIE))
+
+
+def _ws_origin_ok(ws: WebSocket) -> bool:
+    return origin_allowed(ws.headers, ws.app.state.settings.allowed_origins)
+
+
+def _frame_type(text: str | None) -> str | None:
+    """The ``type`` of a client's JSON frame; None for anything else (ignored, not fatal)."""
+    if not text or len(text) > MAX_FRAME:
+        return None
+    try:
+        msg = json.loads(text)
+    except ValueError:
+        return None
+    kind = msg.get("type") if isinstance(msg, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
+async def _send(ws: WebSocket, message: dict[str, Any]) -> None:
+    await ws.send_text(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
+
+
+@router.websocket("/ws/lobby")
+async def lobby_socket(ws: WebSocket) -> None:
+    """The open tables, now and after every change, cut for this viewer."""
+    if not _ws_origin_ok(ws):
+        await ws.close(code=1008)
+        return
+    user = await _ws_user(ws)
+    user_id, registered = (user.id, is_registered(user)) if user is not None else (None, False)
+    broker: Broker = ws.app.state.broker
+    lobby: Lobby = ws.app.state.lobby
+    await ws.accept()
+    sub = await broker.subscribe(TOPIC)
+
+    async def relay() -> None:
+        async for message in sub:
+            await _send(ws, {"type": "lobby", "tables": view_for(message, user_id, registered)})
+
+    relaying = asyncio.create_task(relay())
+    try:
+        first = [t.for_viewer(user_id, registered) for t in await lobby.tables()]
+        await _send(ws, {"type": "lobby", "tables": first})
+        while True:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            if _frame_type(message.get("text")) == "ping":
+                await _send(ws, {"type": "pong"})
+    except WebSocketDisconnect:
+        pass
+    finally:
+        relaying.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await relaying
+        await sub.close()
+
+
+@router.websocket("/ws/quick")
+async def quick_socket(ws: WebSocket) -> None:
+    """A quick-game search, alive as long as this socket (closing it cancels the search)."""
+    if not _ws_origin_ok(ws):
+        await ws.close(code=1008)
+        return
+    user = await _ws_user(ws)
+    await ws.accept()  # refusals below are told over the socket, so the page can say why
+    if user is None:
+        await _send(ws, {"type": "error", "code": "no_session"})
+        await ws.close(code=4401)
+        return
+    quick: QuickGame = ws.app.state.quick
+    try:
+        target, bazaar, rated = quick_settings(ws.query_params)
+        search = await quick.join(user.id, user.nickname, user.rating, target, bazaar, rated,
+                                  is_registered(user))
+    except QuickGameError as exc:
+        await _send(ws, {"type": "error", "code": exc.code})
+        await ws.close(code=4400)
+        return
+    except ValueError:
+        await _send(ws, {"type": "error", "code": "bad_settings"})
+        await ws.close(code=4400)
+        return
+    try:
+        await _follow(ws, quick, search)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        quick.leave(search)
+
+
+async def _follow(ws: WebSocket, quick: QuickGame, search: Search) -> None:
+    """Report the search every second until it is paired, cancelled or replaced."""
+    receiving: asyncio.Task[Any] = asyncio.create_task(ws.receive())
+    try:
+        while True:
+            status = quick.status(search)
+            await _send(ws, {"type": "waiting", "waited": status.waited, "range": status.range,
+                             "offer_bot": status.offer_bot})
+            done, _pending = await asyncio.wait({search.result, receiving},
+                                                timeout=REPORT_EVERY,
+                                                return_when=asyncio.FIRST_COMPLETED)
+            if search.result in done:
+                if search.result.cancelled():
+                    return
+                exc = search.result.exception()
+                if exc is not None:
+                    code = exc.code if isinstance(exc, QuickGameError) else "failed"
+                    await _send(ws, {"type": "error", "code": code})
+                    await ws.close(code=4409 if code == "replaced" else 1011)
+                    return
+                match_id = search.result.result()
+                await _send(ws, {"type": "paired", "match_id": match_id, "url": f"/m/{match_id}"})
+                await ws.close()
+                return
+            if receiving in done:
+                message = receiving.result()
+                if message["type"] == "websocket.disconnect":
+                    return
+                if _frame_type(message.get("text")) == "cancel":
+                    quick.leave(search)
+                    await _send(ws, {"type": "cancelled"})
+                    await ws.close()
+                    return
+                receiving = asyncio.create_task(ws.receive())
+    finally:
+        if not receiving.done():
+            receiving.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await receiving
