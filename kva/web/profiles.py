@@ -19,7 +19,6 @@ from fastapi.responses import Response, StreamingResponse
 from markupsafe import Markup, escape
 from sqlalchemy import select
 
-from kva.i18n import format_number
 from kva.ratings import PROVISIONAL_RD
 from kva.service import history as history_service
 from kva.service import ratings as ratings_service
@@ -60,12 +59,13 @@ async def _player(request: Request, nickname: str) -> User:
     return user
 
 
-def rating_graph(points: Sequence[float], locale: str, label: str) -> Markup:
+def rating_graph(points: Sequence[float], label: str) -> Markup:
     """The rating history as a server-rendered SVG line (no JavaScript).
 
     ``points`` are the ratings in order (the first is the rating before the first rated
-    match). The y axis spans the values with a margin, labelled with its two ends in the
-    visitor's number format; x is the match number. Returns an empty string for no points.
+    match). The y axis spans the values with a margin, labelled with its two ends (plain
+    integers, as ratings are written everywhere); x is the match number. Returns an empty
+    string for no points.
     """
     if not points:
         return Markup("")
@@ -86,7 +86,7 @@ def rating_graph(points: Sequence[float], locale: str, label: str) -> Markup:
     grid = "".join(
         f'<line x1="{left}" x2="{width - right}" y1="{y}" y2="{y}" class="grid"/>'
         f'<text x="{left - 6}" y="{y + 4}" text-anchor="end">'
-        f"{escape(format_number(v, locale))}</text>"
+        f"{int(v)}</text>"
         for v, y in ((high, top), (low, height - bottom))
     )
     return Markup(
@@ -121,8 +121,7 @@ async def profile(request: Request, nickname: str) -> Response:
         tally = await history_service.counts(session, player.id)
         recent, _total = await history_service.history(session, player.id, 1, 10)
     points = [changes[0].rating_before] + [c.rating_after for c in changes] if changes else []
-    graph = rating_graph([round(p) for p in points], request.state.locale,
-                         _("Rating after each rated match"))
+    graph = rating_graph([round(p) for p in points], _("Rating after each rated match"))
     return render(request, "profile.html", {
         "player": player, "registered": ratings_service.is_registered(player),
         "provisional": ratings_service.provisional(player), "rated_games": len(changes),
