@@ -76,82 +76,77 @@ export function tileSVG(name, { horizontal = false, back = false } = {}) {
 }
 
 /**
- * Lay out a board ({opening, lines, stavka}) as rectangles in units. Returns
+ * Place one line of tiles from `start` (the middle of the near edge of its first slot) along
+ * the unit vector `dir`. Ordinary tiles lie lengthwise, doubles crosswise. Once the line would
+ * reach `limit` units from the centre along its axis it turns a corner (clockwise for R,
+ * counter-clockwise for L), so a long hand stays compact on a narrow screen.
+ */
+function placeLine(line, start, dir, end, limit, turn, out) {
+  let [cx, cy] = start;
+  let [dx, dy] = dir;
+  let turned = !limit;
+  for (const t of line) {
+    const len = t.double ? 1 : 2;
+    if (!turned && (cx * dx + cy * dy) + len > limit) {
+      const [nx, ny] = turn === "cw" ? [-dy, dx] : [dy, -dx];
+      cx += dx * 0.5 - nx * 0.5;
+      cy += dy * 0.5 - ny * 0.5;
+      [dx, dy] = [nx, ny];
+      turned = true;
+    }
+    const horizontalLine = dy === 0;
+    // The tile's rectangle: `len` along the line, 1 (2 for a double) across it.
+    const across = t.double ? 2 : 1;
+    const w = horizontalLine ? len : across;
+    const h = horizontalLine ? across : len;
+    const x0 = Math.min(cx, cx + dx * len) - (horizontalLine ? 0 : across / 2);
+    const y0 = Math.min(cy, cy + dy * len) - (horizontalLine ? across / 2 : 0);
+    // Which half is drawn first (left or top): the touching half faces where the line comes from.
+    const towardStart = dx + dy < 0; // the line runs left or up: the touching half is drawn second
+    const [a, b] = towardStart ? [t.outer, t.touch] : [t.touch, t.outer];
+    out.tiles.push({ tile: t.tile, a, b, x: x0, y: y0, horizontal: w > h,
+      stavka: t.stavka, end, lineDir: [dx, dy] });
+    if (t.stavka) out.stavka = { x: x0 + w / 2, y: y0 + h / 2, dir: [dx, dy] };
+    cx += dx * len;
+    cy += dy * len;
+  }
+  const horizontalLine = dy === 0;
+  out.slots[end] = {
+    x: horizontalLine ? Math.min(cx, cx + dx * 2) : cx - 0.5,
+    y: horizontalLine ? cy - 0.5 : Math.min(cy, cy + dy * 2),
+    horizontal: horizontalLine,
+  };
+}
+
+/**
+ * Lay out a board ({opening, lines}) as rectangles in units: L and R run out from the opening
+ * (turning a corner past `limit`), U and D from the stavka's free sides. Returns
  * {tiles: [{tile, a, b, x, y, horizontal, stavka, end}], slots: {L,R,U,D: {x,y,horizontal}}}.
  */
-export function layoutBoard(board) {
-  const tiles = [];
-  const slots = {};
+export function layoutBoard(board, limit = 0) {
+  const out = { tiles: [], slots: {}, stavka: null, empty: false };
   const op = board.opening;
-  if (!op) return { tiles, slots, empty: true };
-  let stavkaX = null;
+  if (!op) return { ...out, empty: true };
   if (op.double) {
-    tiles.push({ tile: op.tile, a: op.left, b: op.right, x: -0.5, y: -1, horizontal: false,
-      stavka: op.stavka, end: null });
-    if (op.stavka) stavkaX = 0;
+    out.tiles.push({ tile: op.tile, a: op.left, b: op.right, x: -0.5, y: -1, horizontal: false,
+      stavka: op.stavka, end: null, lineDir: [1, 0] });
+    if (op.stavka) out.stavka = { x: 0, y: 0, dir: [1, 0] };
   } else {
-    tiles.push({ tile: op.tile, a: op.left, b: op.right, x: -1, y: -0.5, horizontal: true,
-      stavka: false, end: null });
+    out.tiles.push({ tile: op.tile, a: op.left, b: op.right, x: -1, y: -0.5, horizontal: true,
+      stavka: false, end: null, lineDir: [1, 0] });
   }
-  const startR = op.double ? 0.5 : 1;
-  const startL = op.double ? -0.5 : -1;
-  let xr = startR;
-  for (const t of board.lines.R || []) {
-    if (t.double) {
-      tiles.push({ tile: t.tile, a: t.touch, b: t.outer, x: xr, y: -1, horizontal: false,
-        stavka: t.stavka, end: "R" });
-      if (t.stavka) stavkaX = xr + 0.5;
-      xr += 1;
-    } else {
-      tiles.push({ tile: t.tile, a: t.touch, b: t.outer, x: xr, y: -0.5, horizontal: true,
-        stavka: false, end: "R" });
-      xr += 2;
-    }
+  const half = op.double ? 0.5 : 1;
+  placeLine(board.lines.R || [], [half, 0], [1, 0], "R", limit, "cw", out);
+  placeLine(board.lines.L || [], [-half, 0], [-1, 0], "L", limit, "cw", out);
+  if (out.stavka) {
+    const { x, y, dir } = out.stavka;
+    const horizontalLine = dir[1] === 0;
+    const up = horizontalLine ? [0, -1] : [-1, 0];
+    const down = horizontalLine ? [0, 1] : [1, 0];
+    placeLine(board.lines.U || [], [x + up[0], y + up[1]], up, "U", 0, "cw", out);
+    placeLine(board.lines.D || [], [x + down[0], y + down[1]], down, "D", 0, "cw", out);
   }
-  let xl = startL;
-  for (const t of board.lines.L || []) {
-    if (t.double) {
-      tiles.push({ tile: t.tile, a: t.touch, b: t.outer, x: xl - 1, y: -1, horizontal: false,
-        stavka: t.stavka, end: "L" });
-      if (t.stavka) stavkaX = xl - 0.5;
-      xl -= 1;
-    } else {
-      tiles.push({ tile: t.tile, a: t.outer, b: t.touch, x: xl - 2, y: -0.5, horizontal: true,
-        stavka: false, end: "L" });
-      xl -= 2;
-    }
-  }
-  slots.R = { x: xr, y: -0.5, horizontal: true };
-  slots.L = { x: xl - 2, y: -0.5, horizontal: true };
-  if (stavkaX !== null) {
-    let yu = -1;
-    for (const t of board.lines.U || []) {
-      if (t.double) {
-        tiles.push({ tile: t.tile, a: t.touch, b: t.outer, x: stavkaX - 1, y: yu - 1,
-          horizontal: true, stavka: false, end: "U" });
-        yu -= 1;
-      } else {
-        tiles.push({ tile: t.tile, a: t.outer, b: t.touch, x: stavkaX - 0.5, y: yu - 2,
-          horizontal: false, stavka: false, end: "U" });
-        yu -= 2;
-      }
-    }
-    let yd = 1;
-    for (const t of board.lines.D || []) {
-      if (t.double) {
-        tiles.push({ tile: t.tile, a: t.touch, b: t.outer, x: stavkaX - 1, y: yd,
-          horizontal: true, stavka: false, end: "D" });
-        yd += 1;
-      } else {
-        tiles.push({ tile: t.tile, a: t.touch, b: t.outer, x: stavkaX - 0.5, y: yd,
-          horizontal: false, stavka: false, end: "D" });
-        yd += 2;
-      }
-    }
-    slots.U = { x: stavkaX - 0.5, y: yu - 2, horizontal: false };
-    slots.D = { x: stavkaX - 0.5, y: yd, horizontal: false };
-  }
-  return { tiles, slots, empty: false };
+  return out;
 }
 
 /**
@@ -160,7 +155,10 @@ export function layoutBoard(board) {
  */
 export function drawBoard(svg, board, options = {}) {
   while (svg.firstChild) svg.removeChild(svg.firstChild);
-  const { tiles, slots, empty } = layoutBoard(board);
+  const box = svg.getBoundingClientRect();
+  const aspect = box.height > 0 ? box.width / box.height : 2;
+  const limit = options.limit ?? (aspect < 1.4 ? 8 : aspect < 2.2 ? 11 : 15);
+  const { tiles, slots, empty } = layoutBoard(board, limit);
   let minX = -3; let maxX = 3; let minY = -2.6; let maxY = 2.6;
   const grow = (x, y, w, h) => {
     minX = Math.min(minX, x); maxX = Math.max(maxX, x + w);
@@ -190,7 +188,7 @@ export function drawBoard(svg, board, options = {}) {
   for (const { t, w, h, pts } of badges) {
     let bx = t.x + w / 2;
     let by = t.y - 0.36;
-    if (t.end === "U" || t.end === "D") {
+    if (t.lineDir[1] !== 0) { // a vertical line: beside the tile
       bx = t.x + w + 0.62;
       by = t.y + h / 2;
     } else if (t.stavka) {
