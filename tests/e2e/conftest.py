@@ -143,9 +143,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 # The browser
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(server: Server) -> Iterator[Any]:
-    """Headless Debian Chromium under Playwright (never a downloaded browser)."""
+    """Headless Debian Chromium under Playwright (never a downloaded browser).
+
+    Module-scoped on purpose: sync Playwright keeps an asyncio event loop running in the main
+    thread while it lives, and no asyncio test elsewhere in the session can start under it. So
+    it lives only while a browser-test module runs (starting it costs about a second).
+    """
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
