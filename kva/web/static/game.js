@@ -71,13 +71,15 @@ function render() {
 
   $("me-name").textContent = nameOf(me);
   $("opp-name").textContent = nameOf(op);
-  $("me-score").textContent = view.scores[me];
-  $("opp-score").textContent = view.scores[op];
-  $("score-you").textContent = view.scores[me];
-  $("score-opp").textContent = view.scores[op];
+  // Points count as soon as they are scored: the match score plus this hand's points so far.
+  const scoreOf = (seat) => view.scores[seat] + (view.over ? 0 : view.hand_points[seat]);
+  $("me-score").textContent = scoreOf(me);
+  $("opp-score").textContent = scoreOf(op);
+  $("score-you").textContent = scoreOf(me);
+  $("score-opp").textContent = scoreOf(op);
   const score = q("score");
-  score.dataset.you = view.scores[me];
-  score.dataset.opponent = view.scores[op];
+  score.dataset.you = scoreOf(me);
+  score.dataset.opponent = scoreOf(op);
   $("hand-no").textContent = `#${view.hand_number}`;
 
   // Opponent's tiles, face down.
