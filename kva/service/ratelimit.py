@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import cast
 
 from limits import RateLimitItem, parse_many
+from limits.aio.storage import Storage as AsyncStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 from limits.storage import storage_from_string
 
@@ -60,11 +62,12 @@ class AuthRateLimiter:
         if unknown:
             raise ValueError(f"unknown rate limits: {sorted(unknown)}")
         self._items = {name: parse_limits(name, text) for name, text in config.items()}
+        storage: AsyncStorage
         if storage_url.startswith(("redis://", "rediss://")):
-            storage = storage_from_string("async+" + storage_url, implementation="redispy",
-                                          key_prefix="kva-limits")
+            storage = cast(AsyncStorage, storage_from_string(
+                "async+" + storage_url, implementation="redispy", key_prefix="kva-limits"))
         elif storage_url in ("memory://", "memory", ""):
-            storage = storage_from_string("async+memory://")
+            storage = cast(AsyncStorage, storage_from_string("async+memory://"))
         else:
             raise ValueError(f"unsupported rate-limit storage {storage_url!r} "
                              "(expected memory:// or redis://...)")

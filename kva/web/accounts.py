@@ -95,6 +95,7 @@ async def register(request: Request, nickname: str = Form(""), password: str = F
     except AccountError as exc:
         return _form(request, "register.html", 400, error=_messages(request)[exc.code],
                      code=exc.code, nickname=shown, next=next_path)
+    request.app.state.service.renamed(signed.user.id, signed.user.nickname)
     return _signed_in(request, signed.token, next_path)
 
 
