@@ -156,8 +156,12 @@ class Presence:
 
     # ------------------------------------------------------------------ first-move timeout
     def after_commit(self, live: LiveMatch) -> None:
-        """After every committed change: (re)arm the timeout of a player to act who has
-        never moved in this match, or disarm it."""
+        """After every committed change (and when a match is loaded): (re)arm the timeout of
+        a player to act who has never moved in this match, or disarm it; a finished match's
+        presence records are dropped."""
+        if live.match.over:  # nobody can leave a finished match: forget who came and went
+            for seat_ in (0, 1):
+                self._seen.pop((live.id, seat_), None)
         current = self._clocks.get(live.id)
         seat = live.match.turn
         due = (
