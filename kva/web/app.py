@@ -82,6 +82,7 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
                 user = await repo.create_guest(app.state.sessions)
                 new_cookie = codec.dumps(user.id)
             request.state.user = user
+        request.state.new_visitor = new_cookie is not None
         response: Response = await call_next(request)
         if new_cookie is not None:
             response.set_cookie(COOKIE, new_cookie, max_age=MAX_AGE, httponly=True,

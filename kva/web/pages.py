@@ -95,22 +95,35 @@ async def _join(request: Request, token: str, password: str | None) -> Response:
     except NotFound:
         raise _fail(request, 404, _("This table does not exist.")) from None
     except WrongPassword:
-        return render(request, "table_password.html",
-                      {"token": token, "wrong": password is not None}, 403 if password else 200)
+        return render(request, "table_join.html",
+                      {"token": token, "needs_password": True, "wrong": password is not None},
+                      403 if password is not None else 200)
     return RedirectResponse(f"/m/{match_id}", status_code=303)
 
 
 @router.get("/t/{token}")
 async def table_link(request: Request, token: str) -> Response:
-    """A closed table's link: join it (asking the password first if it has one)."""
+    """A closed table's link: join it (asking the password first if it has one).
+
+    A visitor with no session yet confirms with a button first: a messenger's link preview,
+    fetching the link it was sent, must not take the friend's seat.
+    """
+    _ = translator(request)
     if len(token) > 64:
-        raise _fail(request, 404, translator(request)("This table does not exist."))
+        raise _fail(request, 404, _("This table does not exist."))
+    if request.state.new_visitor:
+        try:
+            _match_id, has_password = await _service(request).table(token)
+        except NotFound:
+            raise _fail(request, 404, _("This table does not exist.")) from None
+        return render(request, "table_join.html",
+                      {"token": token, "needs_password": has_password, "wrong": False})
     return await _join(request, token, None)
 
 
 @router.post("/t/{token}")
-async def table_password(request: Request, token: str, password: str = Form("")) -> Response:
-    """The password form of a closed table."""
+async def table_join(request: Request, token: str, password: str = Form("")) -> Response:
+    """The join form of a closed table (with its password, if it has one)."""
     if len(token) > 64 or len(password) > 128:
         raise _fail(request, 404, translator(request)("This table does not exist."))
     return await _join(request, token, password)

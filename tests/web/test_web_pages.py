@@ -166,3 +166,24 @@ async def test_every_page_renders_in_every_language(server: ServerThread, lang: 
             assert r.status_code in (200, 404)
             assert f'<html lang="{lang}">' in r.text
             assert 'id="kva-strings"' in r.text
+
+
+async def test_a_link_preview_does_not_take_the_seat(server: ServerThread) -> None:
+    async with Visitor(server.base_url) as host:
+        match_id = await host.new_match("friend")
+        token = await host.share_token(match_id)
+        # A client with no session (a messenger fetching a preview) is only asked to confirm.
+        async with httpx.AsyncClient(base_url=server.base_url) as preview:
+            r = await preview.get(f"/t/{token}")
+            assert r.status_code == 200 and 'data-testid="join"' in r.text
+            assert 'name="password"' not in r.text
+        sock = await host.connect(match_id)
+        assert sock.state["status"] == "waiting" and sock.state["players"][1] is None
+        # A person who clicks the button joins.
+        async with httpx.AsyncClient(base_url=server.base_url) as friend:
+            await friend.get(f"/t/{token}")
+            r = await friend.post(f"/t/{token}", data={})
+            assert r.status_code == 303 and r.headers["location"] == f"/m/{match_id}"
+        joined = await sock.wait_state(2)
+        assert joined["status"] == "active"
+        await sock.close()

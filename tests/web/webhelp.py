@@ -219,10 +219,13 @@ class Socket:
                 return m
 
     async def expect_error(self, message: Any, code: str) -> dict[str, Any]:
-        """Send ``message``; the next message must be the error ``code``."""
+        """Send ``message``; the next reply that is not a state must be the error ``code``."""
         count = len(self.messages)
         await self.send(message)
-        reply = await self._next(count, 5.0)
+        reply = await self._next(count, 15.0)
+        while reply.get("type") == "state":  # the game may move on meanwhile (a forced draw)
+            count += 1
+            reply = await self._next(count, 15.0)
         assert reply.get("type") == "error", reply
         assert reply["code"] == code, reply
         assert isinstance(reply.get("message"), str) and reply["message"]
