@@ -19,21 +19,6 @@ from sqlalchemy.engine import make_url
 from webhelp import ServerThread
 
 PG_URL = os.environ.get("KVA_TEST_DATABASE_URL")
-HERE = Path(__file__).resolve().parent
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Run these tests before the browser tests when both are collected: the browser tests'
-    session-wide sync Playwright keeps an event loop running in the main thread until the
-    session ends, and no asyncio test can start under it."""
-    web = [item for item in items if HERE in Path(str(item.path)).parents]
-    if not web:
-        return
-    ids = {id(item) for item in web}
-    rest = [item for item in items if id(item) not in ids]
-    first_e2e = next((k for k, item in enumerate(rest) if "e2e" in Path(str(item.path)).parts),
-                     len(rest))
-    items[:] = rest[:first_e2e] + web + rest[first_e2e:]
 
 
 async def _pg_admin(url: str, statement: str) -> None:
