@@ -124,18 +124,20 @@ async def table_link(request: Request, token: str) -> Response:
 @router.post("/t/{token}")
 async def table_join(request: Request, token: str, password: str = Form("")) -> Response:
     """The join form of a closed table (with its password, if it has one)."""
+    _ = translator(request)
     if len(token) > 64 or len(password) > 128:
-        raise _fail(request, 404, translator(request)("This table does not exist."))
+        raise _fail(request, 404, _("This table does not exist."))
     return await _join(request, token, password)
 
 
 async def _info(request: Request, match_id: str):  # type: ignore[no-untyped-def]
+    _ = translator(request)
     if len(match_id) > 24:
-        raise _fail(request, 404, translator(request)("This match does not exist."))
+        raise _fail(request, 404, _("This match does not exist."))
     try:
         return await _service(request).info(match_id, request.state.user.id)
     except NotFound:
-        raise _fail(request, 404, translator(request)("This match does not exist.")) from None
+        raise _fail(request, 404, _("This match does not exist.")) from None
 
 
 @router.get("/m/{match_id}")
@@ -188,8 +190,9 @@ def _safe_next(target: str | None) -> str:
 @router.get("/lang/{code}")
 async def set_language(request: Request, code: str, next: str | None = None) -> Response:
     """Switch language: remember it in ``kva_lang`` and go back to ``next``."""
+    _ = translator(request)
     if code not in LOCALES:
-        raise _fail(request, 404, translator(request)("There is no such language."))
+        raise _fail(request, 404, _("There is no such language."))
     response = RedirectResponse(_safe_next(next), status_code=303)
     response.set_cookie(LANG_COOKIE, code, max_age=LANG_MAX_AGE, samesite="lax")
     return response
