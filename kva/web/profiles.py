@@ -39,10 +39,11 @@ def _fail(request: Request, status: int, message: str) -> HTTPException:
 
 def _page(request: Request, raw: str | None) -> int:
     """A ``?page=`` value: a whole number from 1 (anything else is a clear 400)."""
+    _ = translator(request)
     if raw is None or raw == "":
         return 1
     if not raw.isdigit() or not 1 <= int(raw) <= MAX_PAGE:
-        raise _fail(request, 400, translator(request)("That page number is not valid."))
+        raise _fail(request, 400, _("That page number is not valid."))
     return int(raw)
 
 
