@@ -38,6 +38,17 @@ def persistent_secret(data_dir: Path) -> str:
     return key
 
 
+def async_database_url(url: str) -> str:
+    """``url`` with an async driver: ``postgresql://`` becomes ``postgresql+asyncpg://`` and
+    ``sqlite://`` becomes ``sqlite+aiosqlite://``; URLs naming a driver are kept as given."""
+    for plain, driver in (("postgresql://", "postgresql+asyncpg://"),
+                          ("postgres://", "postgresql+asyncpg://"),
+                          ("sqlite://", "sqlite+aiosqlite://")):
+        if url.startswith(plain):
+            return driver + url[len(plain):]
+    return url
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Everything configurable about a running platform."""
@@ -55,9 +66,9 @@ class Settings:
     def from_env(cls) -> Settings:
         """Read ``KVA_*`` variables; anything unset gets the embedded default."""
         data_dir = Path(os.environ.get("KVA_DATA_DIR") or "var")
-        database_url = os.environ.get("KVA_DATABASE_URL") or (
+        database_url = async_database_url(os.environ.get("KVA_DATABASE_URL") or (
             f"sqlite+aiosqlite:///{data_dir / 'kva.sqlite3'}"
-        )
+        ))
         secret = os.environ.get("KVA_SECRET_KEY") or persistent_secret(data_dir)
         port_raw = os.environ.get("KVA_PORT") or "8000"
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -195,3 +196,30 @@ async def test_unknown_match_socket_is_refused(server: ServerThread) -> None:
     with pytest.raises(websockets.InvalidStatus):
         async with websockets.connect(url):
             pass
+
+
+async def test_the_same_move_from_two_tabs_at_once_is_played_once(server: ServerThread) -> None:
+    async with Visitor(server.base_url) as host, Visitor(server.base_url) as guest:
+        match_id = await host.new_match("friend", target=75)
+        token = await host.share_token(match_id)
+        await guest.http.get(f"/t/{token}")
+        tabs = {}
+        for who in (host, guest):
+            tabs[who] = (await who.connect(match_id), await who.connect(match_id))
+        first, second = next(t for t in tabs.values() if t[0].my_turn())
+        s = first.state
+        action = {"type": "action", "version": s["version"], "action": s["view"]["legal"][0]}
+        await asyncio.gather(first.send(action), second.send(action))
+        await first.wait_state(s["version"] + 1)
+        for _ in range(1000):  # the losing tab's refusal
+            if first.errors or second.errors:
+                break
+            await asyncio.sleep(0.005)
+        await asyncio.sleep(0.2)  # and no second refusal, nor a second move
+        errors = first.errors + second.errors
+        assert [e["code"] for e in errors] == ["stale"]
+        after = await first.resync()
+        assert len(after["view"]["hand"]) == len(s["view"]["hand"]) - 1
+        for pair in tabs.values():
+            for tab in pair:
+                await tab.close()
