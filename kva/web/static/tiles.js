@@ -214,7 +214,7 @@ export function drawBoard(svg, board, options = {}) {
       height: (h - 2 * GAP) * U, rx: U * 0.14 }, g);
     const label = el("text", { x: (s.x + w / 2) * U, y: (s.y + h / 2 + 0.14) * U,
       "text-anchor": "middle" }, g);
-    label.textContent = end;
+    label.textContent = "+";
     if (options.onTarget) {
       g.addEventListener("click", () => options.onTarget(end));
       g.addEventListener("keydown", (e) => {
