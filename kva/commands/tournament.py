@@ -52,9 +52,20 @@ class GameResult:
 
 
 def play_game(
-    specs: tuple[str, str], a_seat: int, target: int, pass_only: bool, seed: int, deal: int
+    specs: tuple[str, str],
+    a_seat: int,
+    target: int,
+    pass_only: bool,
+    seed: int,
+    deal: int,
+    clock: str = "wall",
 ) -> GameResult:
-    """Play one match with side A in seat ``a_seat``; deals come from ``(seed, deal)`` only."""
+    """Play one match with side A in seat ``a_seat``; deals come from ``(seed, deal)`` only.
+
+    ``clock`` times decisions by wall time (``wall``: what a waiting player feels) or by the
+    process's CPU time (``cpu``: one core's work, unaffected by other load on the machine).
+    """
+    now = time.process_time if clock == "cpu" else time.perf_counter
     bots = [build_bot(specs[0]), build_bot(specs[1])]  # by side: A, B
     side_of_seat = (0, 1) if a_seat == 0 else (1, 0)
     rngs = [random.Random(f"{seed}/{deal}/{a_seat}/side{s}") for s in (0, 1)]
@@ -70,9 +81,9 @@ def play_game(
         view = player_view(match, seat)
         if isinstance(bot, SeerBot):
             bot.reveal(match.hand.hands[1 - seat])
-        start = time.perf_counter()
+        start = now()
         code = bot.choose(view, rngs[side])
-        elapsed = (time.perf_counter() - start) * 1000.0
+        elapsed = (now() - start) * 1000.0
         counted[side] += 1
         if len(view.legal) > 1:
             result.ms[side].append(elapsed)
@@ -92,11 +103,14 @@ def play_game(
     return result
 
 
-def _play_pair(job: tuple[tuple[str, str], int, bool, int, int]) -> tuple[GameResult, GameResult]:
-    specs, target, pass_only, seed, deal = job
+Job = tuple[tuple[str, str], int, bool, int, int, str]
+
+
+def _play_pair(job: Job) -> tuple[GameResult, GameResult]:
+    specs, target, pass_only, seed, deal, clock = job
     return (
-        play_game(specs, 0, target, pass_only, seed, deal),
-        play_game(specs, 1, target, pass_only, seed, deal),
+        play_game(specs, 0, target, pass_only, seed, deal, clock),
+        play_game(specs, 1, target, pass_only, seed, deal, clock),
     )
 
 
@@ -203,12 +217,21 @@ def render(s: Summary, target: int, seed: int) -> str:
 
 
 def run_tournament(
-    a: str, b: str, matches: int, target: int, seed: int, jobs: int = 1, pass_only: bool = False
+    a: str,
+    b: str,
+    matches: int,
+    target: int,
+    seed: int,
+    jobs: int = 1,
+    pass_only: bool = False,
+    clock: str = "wall",
 ) -> Summary:
     """Play ``matches`` matches (``matches // 2`` duplicate deals) and summarize them."""
     build_bot(a)
     build_bot(b)  # fail fast on a bad name, before any worker starts
-    jobs_list = [((a, b), target, pass_only, seed, i) for i in range(matches // 2)]
+    jobs_list: list[Job] = [
+        ((a, b), target, pass_only, seed, i, clock) for i in range(matches // 2)
+    ]
     games: list[GameResult] = []
     if jobs > 1:
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
@@ -232,8 +255,11 @@ def run(args: argparse.Namespace) -> int:
         print(str(exc), file=sys.stderr)
         return 2
     summary = run_tournament(
-        args.a, args.b, args.matches, args.target, args.seed, args.jobs, args.pass_only
+        args.a, args.b, args.matches, args.target, args.seed, args.jobs, args.pass_only,
+        args.clock,
     )
+    if args.clock == "cpu":
+        print("decision times below are CPU time of one core")
     print(f"tournament {args.a} vs {args.b}: " + render(summary, args.target, args.seed))
     return 0
 
@@ -250,4 +276,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--seed", type=int, default=1, help="same seed, same table")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (cores)")
     parser.add_argument("--pass-only", action="store_true", help="house rule: nobody draws")
+    parser.add_argument(
+        "--clock", choices=("wall", "cpu"), default="wall",
+        help="time decisions by wall clock (default) or by CPU time of one core",
+    )
     parser.set_defaults(func=run)

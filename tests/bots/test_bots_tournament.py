@@ -52,3 +52,13 @@ def test_the_command_prints_a_table_and_a_one_line_verdict(
 def test_the_command_rejects_odd_match_counts_and_unknown_bots() -> None:
     assert main(["tournament", "--a", "easy", "--b", "random", "--matches", "5"]) == 2
     assert main(["tournament", "--a", "wizard", "--b", "random", "--matches", "4"]) == 2
+
+
+def test_decisions_can_be_timed_in_cpu_time_of_one_core(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["tournament", "--a", "normal", "--b", "greedy", "--matches", "2",
+                 "--target", "75", "--clock", "cpu"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out[0] == "decision times below are CPU time of one core"
+    assert out[-1].startswith("tournament: normal vs greedy: ")
