@@ -16,6 +16,7 @@ import contextlib
 import logging
 import random
 import secrets
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -139,6 +140,7 @@ class PlayService:
         bot_delay: float = 0.8,
         rng_factory: Callable[[], random.Random] = random.SystemRandom,
         bot_executor: Executor | None = None,
+        cache_size: int = 2000,
     ) -> None:
         self._sessions = sessions
         self._broker = broker
@@ -146,8 +148,9 @@ class PlayService:
         self.bot_delay = bot_delay
         self._rng_factory = rng_factory
         self._bot_executor = bot_executor
-        self._live: dict[str, LiveMatch] = {}
+        self._live: OrderedDict[str, LiveMatch] = OrderedDict()
         self._load_locks: dict[str, asyncio.Lock] = {}
+        self.cache_size = cache_size
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._stopping = False
 
@@ -175,19 +178,11 @@ class PlayService:
                 await task
         self._tasks.clear()
 
-    async def idle(self, timeout: float = 10.0) -> None:
-        """Wait until no bot or forced turn is scheduled (tests use this to let bots finish)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while self._tasks:
-            if loop.time() > deadline:
-                raise TimeoutError("scheduled turns still running")
-            await asyncio.sleep(0.005)
-
     # ------------------------------------------------------------------ loading
     async def _get_live(self, match_id: str) -> LiveMatch:
         live = self._live.get(match_id)
         if live is not None:
+            self._live.move_to_end(match_id)
             return live
         lock = self._load_locks.setdefault(match_id, asyncio.Lock())
         async with lock:
@@ -202,8 +197,21 @@ class PlayService:
                     session, [u for u in (row.seat0_user_id, row.seat1_user_id) if u is not None]
                 )
             live = self._live_from_row(row, users)
-            self._live[match_id] = live
+            self._remember(live)
             return live
+
+    def _remember(self, live: LiveMatch) -> None:
+        """Keep ``live`` in memory; beyond ``cache_size`` matches, drop the least recently used
+        ones that nothing is using (the database holds them all; they reload on demand)."""
+        self._live[live.id] = live
+        self._live.move_to_end(live.id)
+        excess = len(self._live) - self.cache_size
+        for old_id in list(self._live)[:max(0, excess)]:
+            old = self._live[old_id]
+            if old is live or old.lock.locked() or old_id in self._tasks:
+                continue
+            del self._live[old_id]
+            self._load_locks.pop(old_id, None)
 
     async def _fresh_live(self, match_id: str) -> LiveMatch:
         """The match as stored now: the copy in memory if no other process (or a failed write)
@@ -283,7 +291,7 @@ class PlayService:
             if token is not None:
                 session.add(TableRow(match_id=match_id, token=token, password_hash=hashed,
                                      created_by=creator_id))
-        self._live[match_id] = live
+        self._remember(live)
         self._schedule_next(live)
         return match_id, token
 

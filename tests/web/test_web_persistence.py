@@ -9,12 +9,12 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from webhelp import SECRET, Visitor, free_port, play_out
+from webhelp import SECRET, ServerThread, Visitor, free_port, play_out
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -134,3 +134,18 @@ async def test_a_bot_turn_interrupted_by_kill_9_is_played_after_restart(
         # the state that was stored before the kill is the one the bot moved from
         assert moved["version"] > waiting["version"]
         await again.close()
+
+
+async def test_matches_beyond_the_memory_cache_reload_from_the_database(
+    make_server: Callable[..., ServerThread],
+) -> None:
+    server = make_server()
+    server.app.state.service.cache_size = 2
+    async with Visitor(server.base_url) as me:
+        ids = [await me.new_match("friend") for _ in range(4)]
+        live = server.app.state.service._live
+        assert len(live) <= 2  # the oldest were dropped from memory...
+        for match_id in ids:  # ...and each is still there, from the database
+            sock = await me.connect(match_id)
+            assert sock.state["status"] == "waiting" and sock.state["you"] == 0
+            await sock.close()

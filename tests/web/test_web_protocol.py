@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import pytest
 import websockets
-from webhelp import ServerThread, Socket, Visitor
+from webhelp import ServerThread, Socket, Visitor, summary
 
 
 @dataclass
@@ -121,12 +121,14 @@ async def test_stale_and_duplicated_actions(table: Table) -> None:
     after = await table.mover.resync()
     # Played once: one tile fewer in hand and one placement more on the board (the opponent's
     # forced draws, if any, may have moved the version on since).
-    assert len(after["view"]["hand"]) == len(before["view"]["hand"]) - 1
+    trace = " | ".join(summary(m) for m in table.mover.messages[-6:])
+    assert len(after["view"]["hand"]) == len(before["view"]["hand"]) - 1, trace
     placements = [m for m in after["view"]["moves"] if m["kind"] in ("open", "play")]
     assert len(placements) == len([m for m in before["view"]["moves"]
-                                   if m["kind"] in ("open", "play")]) + 1
-    assert after["version"] >= played["version"] == v + 1
-    assert all(m["kind"] == "draw" for m in after["view"]["moves"][len(played["view"]["moves"]):])
+                                   if m["kind"] in ("open", "play")]) + 1, trace
+    assert after["version"] >= played["version"] == v + 1, trace
+    assert all(m["kind"] == "draw"
+               for m in after["view"]["moves"][len(played["view"]["moves"]):]), trace
 
 
 async def test_spectator_cannot_act(table: Table) -> None:
