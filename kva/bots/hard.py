@@ -16,8 +16,9 @@ For a real choice (most turns have one legal action, answered at once) ``hard``:
 
 The budget is counted in playouts, so a decision is a pure function of (view, seed) and
 tournaments replay exactly; ``max_seconds`` is only a safety cap for slow machines.
-Flat determinized Monte Carlo measured stronger per millisecond here than ISMCTS trees: with
-a branching factor of two to four and hands of a dozen plies, playouts are what buys strength.
+ISMCTS was not tried: with two to four legal moves per real choice and hands a dozen plies
+long, flat determinized sampling spends the whole budget on playouts, and more playouts is what
+measured stronger (docs/bots.md).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import time
 from collections.abc import Callable
 
 from kva.bots.fast import playout
-from kva.bots.knowledge import Knowledge
+from kva.bots.knowledge import BETA, UNIFORM_SHARE, Knowledge
 from kva.bots.value import match_win_chance
 from kva.rules import HandState, PlayerView
 from kva.rules.tiles import tiles_of
@@ -48,6 +49,8 @@ class HardBot:
         max_seconds: float = 0.9,
         near: int = 90,
         noise: float = 0.35,
+        beta: float = BETA,
+        uniform_share: float = UNIFORM_SHARE,
     ) -> None:
         #: Playouts per decision, shared among the legal moves.
         self.playouts = playouts
@@ -59,12 +62,15 @@ class HardBot:
         self.near = near
         #: Randomness of the playout policy (see :func:`~kva.bots.fast.playout`).
         self.noise = noise
+        #: Opponent model of the inference weighting (see :mod:`kva.bots.knowledge`).
+        self.beta = beta
+        self.uniform_share = uniform_share
 
     def choose(self, view: PlayerView, rng: random.Random) -> int:
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
-        knowledge = Knowledge(view)
+        knowledge = Knowledge(view, self.beta, self.uniform_share)
         guesses = self._guesses(knowledge, rng, self._guess_count(len(legal)))
         return self._search(view, knowledge, guesses, rng)
 

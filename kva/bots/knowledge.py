@@ -94,9 +94,16 @@ class Knowledge:
         "_allowed",
         "_simple",
         "_choice_bases",
+        "beta",
+        "uniform_share",
     )
 
-    def __init__(self, view: PlayerView) -> None:
+    def __init__(
+        self, view: PlayerView, beta: float = BETA, uniform_share: float = UNIFORM_SHARE
+    ) -> None:
+        #: Opponent model: softness (per point) and the share of uniform play.
+        self.beta = beta
+        self.uniform_share = uniform_share
         assert view.player is not None
         self.me = view.player
         self.opp = 1 - view.player
@@ -206,7 +213,7 @@ class Knowledge:
                         continue
                     for t in tiles_of(NUMBER_MASK[n]):
                         c = (t << 2) | end
-                        w = math.exp(BETA * points_of(ask, value, free, stavka, c))
+                        w = math.exp(self.beta * points_of(ask, value, free, stavka, c))
                         weight[t] += w
                         ways[t] += 1
                         if c == code:
@@ -324,7 +331,8 @@ class Knowledge:
                 n_ways += ways[t]
             if n_ways <= 1:
                 continue
-            p = UNIFORM_SHARE / n_ways + (1.0 - UNIFORM_SHARE) * event.chosen / w_sum
+            share = self.uniform_share
+            p = share / n_ways + (1.0 - share) * event.chosen / w_sum
             total += math.log(p)
         return total
 
