@@ -532,7 +532,12 @@ class PlayService:
             assert bot is not None
             view = player_view(live.match, seat)
             seed = self._rng_factory().getrandbits(63)
-            code = await bots.choose(bot, view, seed, self._bot_executor)
+            try:
+                code = await bots.choose(bot, view, seed, self._bot_executor)
+            except Exception:  # a broken worker must not leave the match waiting forever
+                log.exception("bot %s failed in match %s; it plays a random legal move", bot,
+                              match_id)
+                code = random.Random(seed).choice(legal)
         async with live.lock:
             current = await self._get_live(match_id)
             if current is not live or live.version != version or live.match.over:

@@ -20,3 +20,13 @@ async def test_bot_match_plays_to_the_end(server: ServerThread) -> None:
         match = verify_record(r.json())
         assert match.scores == final["view"]["scores"]
         await sock.close()
+
+
+async def test_a_failing_bot_worker_does_not_stall_the_match(server: ServerThread) -> None:
+    server.executor.shutdown(wait=True)  # every bot decision now fails to start
+    async with Visitor(server.base_url) as me:
+        match_id = await me.new_match("bot:hard", target=75)
+        sock = await me.connect(match_id)
+        await play_out([sock])
+        assert sock.state["view"]["over"]
+        await sock.close()
