@@ -29,6 +29,13 @@ from kva.web.settings import Settings
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).with_name("static")
+#: Sent with every response: no framing (a resign button must not be clickjacked), no MIME
+#: sniffing, and no table link leaking to other sites through the Referer.
+SECURITY_HEADERS = {
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+}
 #: Paths that need no identity (no guest is created for them).
 _ANONYMOUS_PREFIXES = ("/static/", "/healthz", "/favicon")
 
@@ -84,6 +91,8 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
             request.state.user = user
         request.state.new_visitor = new_cookie is not None
         response: Response = await call_next(request)
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
         if new_cookie is not None:
             response.set_cookie(COOKIE, new_cookie, max_age=MAX_AGE, httponly=True,
                                 samesite="lax", secure=settings.secure_cookies)

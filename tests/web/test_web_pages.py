@@ -187,3 +187,12 @@ async def test_a_link_preview_does_not_take_the_seat(server: ServerThread) -> No
         joined = await sock.wait_state(2)
         assert joined["status"] == "active"
         await sock.close()
+
+
+async def test_security_headers_on_every_page(server: ServerThread) -> None:
+    async with Visitor(server.base_url) as me:
+        for path in ("/", "/healthz", "/static/style.css", "/m/nope"):
+            r = await me.http.get(path)
+            assert r.headers["x-frame-options"] == "DENY", path
+            assert r.headers["x-content-type-options"] == "nosniff", path
+            assert r.headers["referrer-policy"] == "same-origin", path
