@@ -64,7 +64,7 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
             await service.stop()
             await broker.stop()
             if bot_executor is None:
-                executor.shutdown(wait=False, cancel_futures=True)
+                executor.shutdown(wait=True, cancel_futures=True)
             await engine.dispose()
 
     app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
