@@ -41,6 +41,7 @@ from kva.service.broker import Broker
 from kva.service.errors import NotFound, PlayError, WrongPassword
 from kva.service.events import Event, action_event, event_for, join_event, resign_event
 from kva.service.passwords import hash_password, verify_password
+from kva.service.ratings import rate_finished_match
 from kva.storage import repo
 from kva.storage.models import MatchRow, TableRow, utcnow
 
@@ -89,6 +90,7 @@ class LiveMatch:
     seats: list[Seat]
     created_at: str
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    rated: bool = False
 
     def seat_of(self, user_id: int | None) -> int | None:
         if user_id is None:
@@ -153,6 +155,10 @@ class PlayService:
         self.cache_size = cache_size
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._stopping = False
+        #: Called with a match whenever this process takes up its state: after every
+        #: committed change and whenever it is loaded (a restart, a match another process
+        #: created); :mod:`kva.service.presence` arms the first-move timeout here.
+        self.commit_hooks: list[Callable[[LiveMatch], None]] = []
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -198,6 +204,7 @@ class PlayService:
                 )
             live = self._live_from_row(row, users)
             self._remember(live)
+            self._run_commit_hooks(live)
             return live
 
     def _remember(self, live: LiveMatch) -> None:
@@ -236,7 +243,8 @@ class PlayService:
             user = users.get(user_id) if user_id is not None else None
             seats.append(Seat(user_id, user.nickname if user is not None else None, bot))
         started = (row.record.get("meta") or {}).get("started") or row.created_at.isoformat()
-        return LiveMatch(row.id, match, row.version, row.status, seats, started)
+        return LiveMatch(row.id, match, row.version, row.status, seats, started,
+                         rated=row.rated)
 
     def _forget(self, match_id: str) -> None:
         """Drop the in-memory copy (it may be ahead of or behind the database)."""
@@ -293,6 +301,7 @@ class PlayService:
                                      created_by=creator_id))
         self._remember(live)
         self._schedule_next(live)
+        self._run_commit_hooks(live)
         return match_id, token
 
     async def table(self, token: str) -> tuple[str, bool]:
@@ -412,6 +421,56 @@ class PlayService:
             live.match.forfeit(seat, "resign")
             await self._commit(live, resign_event(live.match, seat))
 
+    async def forfeit(
+        self, match_id: str, seat: int, reason: str, expected_version: int | None = None
+    ) -> None:
+        """``seat`` loses the match at once for ``reason`` (``abandon`` or ``timeout``: the
+        server decides these, not the player). With ``expected_version``, nothing happens
+        unless the match is still at that version (a timer armed for that position)."""
+        if reason not in ("abandon", "timeout"):
+            raise ValueError("a forfeit by the server is for 'abandon' or 'timeout'")
+        live = await self._fresh_live(match_id)
+        async with live.lock:
+            if live.match.over or live.status != "active":
+                raise PlayError("over", "the match is over")
+            if expected_version is not None and live.version != expected_version:
+                raise PlayError("stale", f"the match is at version {live.version}")
+            live.match.forfeit(seat, reason)  # type: ignore[arg-type]
+            await self._commit(live, {"kind": "forfeit", "p": seat, "reason": reason,
+                                      "winner": live.match.winner})
+
+    def prepare_match(
+        self, seats: list[Seat], target: int, bazaar: str, *, rated: bool = False
+    ) -> MatchRow:
+        """The row of a new active match between two given seats (users or bots), not yet
+        stored: the caller adds it in its own transaction, then calls :meth:`activate`.
+        A rematch uses this to start the new match in the transaction that accepts it."""
+        if target not in TARGETS:
+            raise ValueError(f"target must be one of {TARGETS}")
+        if bazaar not in BAZAAR_RULES:
+            raise ValueError("bazaar must be 'draw' or 'pass-only'")
+        if len(seats) != 2 or any((s.user_id is None) == (s.bot is None) for s in seats):
+            raise ValueError("a match needs two seats, each a user or a bot")
+        if any(s.bot is not None and s.bot not in bots.LEVELS for s in seats):
+            raise ValueError("unknown bot level")
+        started = utcnow()
+        live = LiveMatch(secrets.token_urlsafe(9), Match(target, bazaar,  # type: ignore[arg-type]
+                         self._rng_factory()), 1, "active", list(seats), started.isoformat(),
+                         rated=rated)
+        return MatchRow(
+            id=live.id, status="active", target=target, bazaar=bazaar, rated=rated,
+            seat0_user_id=seats[0].user_id, seat1_user_id=seats[1].user_id,
+            seat0_bot=seats[0].bot, seat1_bot=seats[1].bot, version=1,
+            record=self._record(live), created_at=started, updated_at=started,
+        )
+
+    async def activate(self, match_id: str) -> None:
+        """Start serving a match stored by someone else (:meth:`prepare_match`): load it and
+        schedule the bot or forced turn that is due."""
+        live = await self._fresh_live(match_id)
+        self._schedule_next(live)
+        self._run_commit_hooks(live)
+
     def _check_seated(self, live: LiveMatch, user_id: int | None) -> int:
         seat = live.seat_of(user_id)
         if seat is None:
@@ -427,7 +486,7 @@ class PlayService:
         return write_record(
             live.match,
             players=[{"name": s.record_name()} for s in live.seats],
-            meta={"match_id": live.id, "rated": False, "started": live.created_at},
+            meta={"match_id": live.id, "rated": live.rated, "started": live.created_at},
         )
 
     async def _commit(
@@ -452,12 +511,26 @@ class PlayService:
                 )
                 if not ok:
                     raise PlayError("stale", "the match changed meanwhile")
+                if finished:  # rated matches: both ratings move in this same transaction
+                    changes = await rate_finished_match(session, live.id)
+                    if changes and event is not None:
+                        event = {**event, "ratings": [
+                            {"before": round(c.before.rating), "after": round(c.after.rating)}
+                            for c in changes]}
         except BaseException:
             self._forget(live.id)
             raise
         live.version += 1
         await self._publish(live, event)
         self._schedule_next(live)
+        self._run_commit_hooks(live)
+
+    def _run_commit_hooks(self, live: LiveMatch) -> None:
+        for hook in self.commit_hooks:
+            try:
+                hook(live)
+            except Exception:  # a hook must never undo or block a committed change
+                log.exception("commit hook failed for match %s", live.id)
 
     def _state_message(
         self, live: LiveMatch, seat: int | None, event: Event | None

@@ -20,10 +20,12 @@ from kva.i18n import negotiate_locale
 from kva.service.bots import make_executor
 from kva.service.broker import make_broker
 from kva.service.play import PlayService
+from kva.service.presence import Presence
+from kva.service.rematch import RematchService
 from kva.storage import repo
 from kva.storage.db import create_engine, session_factory
 from kva.storage.migrate import upgrade
-from kva.web import pages, ws
+from kva.web import pages, profiles, ws
 from kva.web.identity import COOKIE, MAX_AGE, SessionCodec
 from kva.web.settings import Settings
 
@@ -57,10 +59,16 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
         app.state.sessions = sessions
         app.state.broker = broker
         app.state.service = service
+        presence = Presence(broker, service, grace=settings.disconnect_grace,
+                            first_move_timeout=settings.first_move_timeout)
+        service.commit_hooks.append(presence.after_commit)
+        app.state.presence = presence
+        app.state.rematch = RematchService(sessions, broker, service)
         await service.start()
         try:
             yield
         finally:
+            await presence.stop()
             await service.stop()
             await broker.stop()
             if bot_executor is None:
@@ -109,4 +117,5 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     app.include_router(pages.router)
     app.include_router(ws.router)
+    app.include_router(profiles.router)
     return app

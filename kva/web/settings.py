@@ -61,6 +61,8 @@ class Settings:
     forced_delay: float = 0.6
     bot_delay: float = 0.8
     secure_cookies: bool = False
+    disconnect_grace: float = 60.0
+    first_move_timeout: float = 120.0
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -84,4 +86,6 @@ class Settings:
             forced_delay=_float("KVA_FORCED_DELAY", 0.6),
             bot_delay=_float("KVA_BOT_DELAY", 0.8),
             secure_cookies=os.environ.get("KVA_SECURE_COOKIES", "") in ("1", "true", "yes"),
+            disconnect_grace=_float("KVA_DISCONNECT_GRACE", 60.0),
+            first_move_timeout=_float("KVA_FIRST_MOVE_TIMEOUT", 120.0),
         )

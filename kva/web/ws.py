@@ -19,13 +19,15 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from kva.service import NotFound, PlayError, PlayService
 from kva.service.broker import Broker, Subscription
 from kva.service.play import topic, viewer_key
+from kva.service.presence import CLAIM_TYPE, Presence
+from kva.service.rematch import REMATCH_TYPES, RematchService
 from kva.web.identity import COOKIE, SessionCodec
 
 router = APIRouter()
 log = logging.getLogger(__name__)
 #: The largest client frame accepted (contract: 4 KiB).
 MAX_FRAME = 4096
-CLIENT_TYPES = ("hello", "action", "resign", "ping")
+CLIENT_TYPES = ("hello", "action", "resign", "ping", *REMATCH_TYPES, CLAIM_TYPE)
 
 
 def _same_origin(ws: WebSocket) -> bool:
@@ -65,8 +67,15 @@ class Connection:
         await self.send({"type": "error", "code": code, "message": message})
 
 
-async def _relay(conn: Connection, sub: Subscription) -> None:
+async def _relay(conn: Connection, sub: Subscription, presence: Presence) -> None:
     async for message in sub:
+        if "presence" in message:  # another process's players coming and going
+            presence.note(conn.match_id, message["presence"])
+        broadcast = message.get("broadcast")
+        if isinstance(broadcast, dict) and not (  # rematch and presence messages, for all
+            broadcast.get("type") == "presence" and broadcast.get("seat") == conn.seat
+        ):  # (but nobody is told about their own comings and goings)
+            await conn.send(broadcast)
         state = message.get("states", {}).get(viewer_key(conn.seat))
         if state is not None:
             await conn.send_state(state)
@@ -82,6 +91,19 @@ async def _resync(conn: Connection, service: PlayService) -> None:
             return
         conn.sent_version = state["version"]
         await conn.ws.send_text(json.dumps(state, ensure_ascii=False, separators=(",", ":")))
+
+
+async def _community_status(conn: Connection) -> None:
+    """After a hello: who is away (with the time left to their grace period), and where the
+    rematch stands once the match is over."""
+    presence: Presence = conn.ws.app.state.presence
+    for message in presence.messages(conn.match_id):
+        if message["seat"] != conn.seat:
+            await conn.send(message)
+    rematch: RematchService = conn.ws.app.state.rematch
+    status = await rematch.status(conn.match_id)
+    if status["state"] != "none":
+        await conn.send(status)
 
 
 async def _handle(conn: Connection, service: PlayService, text: str) -> None:
@@ -102,9 +124,16 @@ async def _handle(conn: Connection, service: PlayService, text: str) -> None:
         return
     if kind == "hello":
         await _resync(conn, service)
+        await _community_status(conn)
         return
     try:
-        if kind == "action":
+        if kind in REMATCH_TYPES:
+            rematch: RematchService = conn.ws.app.state.rematch
+            await rematch.handle(kind, conn.match_id, conn.user_id)
+        elif kind == CLAIM_TYPE:
+            presence: Presence = conn.ws.app.state.presence
+            await presence.claim(conn.match_id, conn.user_id)
+        elif kind == "action":
             await service.act(conn.match_id, conn.user_id, msg.get("version"), msg.get("action"))
         else:
             await service.resign(conn.match_id, conn.user_id)
@@ -133,7 +162,10 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
     conn = Connection(ws, match_id, user_id)
     conn.seat = info.seat
     sub = await broker.subscribe(topic(match_id))
-    relay = asyncio.create_task(_relay(conn, sub))
+    presence: Presence = ws.app.state.presence
+    relay = asyncio.create_task(_relay(conn, sub, presence))
+    present_as = conn.seat  # the seat this socket counts as connected for
+    await presence.connected(match_id, present_as)
     try:
         while True:
             message = await ws.receive()
@@ -161,3 +193,4 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await relay
         await sub.close()
+        await presence.disconnected(match_id, present_as)

@@ -77,3 +77,35 @@ async def finished_match(
     async with sessions() as session, session.begin():
         session.add(row)
     return row
+
+
+async def signed_in(base_url: str, user: User) -> Any:
+    """A browser-less visitor signed in as ``user`` (a test-only shortcut past the login form:
+    the signed cookie of the first scheme, which the server exchanges for a session of its
+    own on the first request)."""
+    from webhelp import SECRET, Visitor
+
+    from kva.web.identity import SessionCodec
+
+    visitor = Visitor(base_url)
+    visitor.http.cookies.set("kva_session", SessionCodec(SECRET).dumps(user.id),
+                             domain="127.0.0.1", path="/")
+    response = await visitor.http.get("/")
+    assert response.status_code == 200, response.text
+    return visitor
+
+
+async def store_match(sessions: async_sessionmaker, seats: list[tuple[User | None, str | None]],
+                      rated: bool = False, target: int = 75) -> str:
+    """A new active match between the given (user, bot) seats, written to the database the
+    servers share (they load it on first use); its id."""
+    from kva.service.broker import MemoryBroker
+    from kva.service.play import PlayService, Seat
+
+    play = PlayService(sessions, MemoryBroker())
+    row = play.prepare_match(
+        [Seat(u.id, u.nickname) if u is not None else Seat(bot=b) for u, b in seats],
+        target, "draw", rated=rated)
+    async with sessions() as session, session.begin():
+        session.add(row)
+    return row.id

@@ -3,6 +3,9 @@
 // resyncs with `hello` carrying the last version seen.
 import { t } from "./i18n.js";
 import { drawBoard, tileSVG } from "./tiles.js";
+import {
+  forfeitText, initCommunity, noteState, onCommunityMessage, renderCommunity,
+} from "./community.js";
 
 const root = document.getElementById("game");
 const matchId = root.dataset.matchId;
@@ -182,6 +185,7 @@ function render() {
   const resign = q("resign");
   if (resign) resign.disabled = view.over || state.status !== "active";
   renderResults();
+  renderCommunity();
 }
 
 function handResultKey(n) { return `kva:${matchId}:hand-result:${n}`; }
@@ -270,6 +274,8 @@ function renderResults() {
     const loser = 1 - winner;
     title = `${loser === you() ? t("resigned_you") : t("resigned_other", { name: nameOf(loser) })} ${title}`;
   }
+  const forfeit = forfeitText(view);
+  if (forfeit) title = `${forfeit} ${title}`;
   $("mr-title").textContent = title;
   if (panel.hidden && !panel.classList.contains("docked")) q("match-result-backdrop").hidden = false;
   $("mr-score").textContent = t("final_score", { a: view.scores[me], b: view.scores[1 - me] });
@@ -360,8 +366,11 @@ function connect() {
       if (event && (event.kind === "hand_end" || event.kind === "match_end")) {
         openResult = event.hand;
       }
+      noteState(msg);
       announce(event);
       render();
+    } else if (msg.type === "rematch" || msg.type === "presence") {
+      onCommunityMessage(msg);
     } else if (msg.type === "error") {
       busy = false;
       const key = `err_${msg.code}`;
@@ -411,5 +420,6 @@ if (copy) {
   });
 }
 
+initCommunity({ send, nameOf, you, toast, getState: () => state });
 setConnection("reconnecting");
 connect();

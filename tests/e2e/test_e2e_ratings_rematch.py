@@ -1,0 +1,147 @@
+"""Two registered players play a rated match in Chromium: both ratings change (on the result
+panel and on their profiles), the match is in both histories, it replays from there, and a
+rematch offered and accepted takes both players to a new match with the seats swapped. The
+community pages fit a 375 px phone.
+
+The two accounts and their match are written straight into the server's database (the same
+URL the server fixture gives it) and each browser gets a session cookie for its player: this
+test is about ratings and rematches, not about the registration form.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import SERVER_ENV
+from e2e_helpers import Game, play_until_over, shot, tid
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "community"))
+from community_help import make_user, store_match  # noqa: E402
+
+from kva.storage.db import create_engine, session_factory  # noqa: E402
+from kva.web.identity import SessionCodec  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+
+def _database_url(server: Any) -> str:
+    return os.environ.get("KVA_TEST_DATABASE_URL") or (
+        f"sqlite+aiosqlite:///{Path(server.log_path).parent / 'kva-e2e.sqlite3'}")
+
+
+def _setup(server: Any, rated: bool = True) -> tuple[Any, Any, str]:
+    """Two registered players and an active match between them, in the server's database."""
+
+    async def run() -> tuple[Any, Any, str]:
+        engine = create_engine(_database_url(server))
+        try:
+            sessions = session_factory(engine)
+            a, b = await make_user(sessions), await make_user(sessions)
+            match_id = await store_match(sessions, [(a, None), (b, None)], rated=rated)
+            return a, b, match_id
+        finally:
+            await engine.dispose()
+
+    # Playwright's sync API keeps an event loop running in this thread: use another one.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, run()).result()
+
+
+def _signed_in(new_context: Callable[..., Any], server: Any, user: Any, **kwargs: Any) -> Any:
+    ctx = new_context(**kwargs)
+    cookie = SessionCodec(SERVER_ENV["KVA_SECRET_KEY"]).dumps(user.id)
+    ctx.add_cookies([{"name": "kva_session", "value": cookie, "url": server.base_url}])
+    return ctx
+
+
+def _open_game(ctx: Any, match_id: str) -> Game:
+    page = ctx.new_page()
+    game = Game(page)
+    page.goto(f"/m/{match_id}")
+    game.wait_ready()
+    return game
+
+
+def test_rated_match_ratings_histories_replay_and_rematch(
+    new_context: Callable[..., Any], server: Any
+) -> None:
+    a, b, match_id = _setup(server)
+    ctx_a = _signed_in(new_context, server, a)
+    ctx_b = _signed_in(new_context, server, b)
+    ga, gb = _open_game(ctx_a, match_id), _open_game(ctx_b, match_id)
+    assert ga.page.locator("#game").get_attribute("data-seat") == "0"
+    play_until_over([ga, gb], budget_s=240, on_step=lambda n: None)
+
+    # Both result panels show the rating change of this player.
+    after = {}
+    for game, user in ((ga, a), (gb, b)):
+        line = game.loc("rating-change")
+        line.wait_for(state="visible")
+        assert line.get_attribute("data-before") == "1500"
+        after[user.nickname] = int(line.get_attribute("data-after") or 0)
+        assert after[user.nickname] != 1500
+        assert "1500 →" in line.inner_text()
+    winner = ga.view["winner"]
+    assert (after[a.nickname] > 1500) == (winner == 0)
+    shot(ga.page, "rated-match-result-a")
+
+    # Each profile shows the new rating; the match is in both histories and replays.
+    for ctx, user in ((ctx_a, a), (ctx_b, b)):
+        page = ctx.new_page()
+        page.goto(f"/u/{user.nickname}")
+        rating = page.locator(tid("profile-rating"))
+        assert int(rating.get_attribute("data-rating") or 0) == after[user.nickname]
+        assert page.locator(tid("rating-graph")).get_attribute("data-points") == "2"
+        page.locator(tid("history-link")).click()
+        row = page.locator(f'{tid("history-row")}[data-match-id="{match_id}"]')
+        assert row.get_attribute("data-rated") == "true"
+        expected = "win" if (user is a) == (winner == 0) else "loss"
+        assert row.get_attribute("data-result") == expected
+        row.locator(tid("history-replay")).click()
+        page.wait_for_url(re.compile(rf"/m/{match_id}/replay$"))
+        first = page.locator(tid("replay-move")).inner_text()
+        page.locator(tid("replay-next")).click()
+        page.locator(tid("replay-next")).click()
+        assert page.locator(tid("replay-move")).inner_text() != first
+        shot(page, f"history-replay-{'a' if user is a else 'b'}")
+        page.close()
+
+    # A offers a rematch, B sees the offer and accepts; both pages go to the new match.
+    ga.loc("rematch-offer").click()
+    ga.page.wait_for_function(
+        "() => document.querySelector('[data-testid=rematch]').dataset.state === 'offered'")
+    gb.loc("rematch-accept").wait_for(state="visible")
+    assert gb.loc("rematch-status").inner_text().strip()
+    shot(gb.page, "rematch-offered-b")
+    gb.loc("rematch-accept").click()
+    for game in (ga, gb):
+        game.page.wait_for_url(re.compile(rf"/m/(?!{re.escape(match_id)})[^/]+$"))
+        game.loc("board").wait_for(state="attached")
+    new_a = ga.page.url.rsplit("/", 1)[1]
+    assert new_a == gb.page.url.rsplit("/", 1)[1] != match_id
+    # Seats swapped: A, who sat first, now sits second.
+    assert ga.page.locator("#game").get_attribute("data-seat") == "1"
+    assert gb.page.locator("#game").get_attribute("data-seat") == "0"
+    shot(ga.page, "rematch-started-a")
+
+
+@pytest.mark.parametrize("path", ["/ratings", "/u/{a}", "/u/{a}/matches", "/help"])
+def test_community_pages_fit_a_phone(new_context: Callable[..., Any], server: Any,
+                                     path: str) -> None:
+    a, _b, _match_id = _setup(server, rated=False)
+    ctx = _signed_in(new_context, server, a, viewport={"width": 375, "height": 740},
+                     is_mobile=True, has_touch=True)
+    page = ctx.new_page()
+    response = page.goto(path.format(a=a.nickname))
+    assert response is not None and response.status == 200
+    overflow = page.evaluate("() => document.documentElement.scrollWidth")
+    assert overflow <= 375, f"{path} is {overflow} px wide at 375 px"
+    shot(page, "phone" + path.replace("/", "-").replace("{a}", "me"))
