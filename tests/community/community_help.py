@@ -109,3 +109,20 @@ async def store_match(sessions: async_sessionmaker, seats: list[tuple[User | Non
     async with sessions() as session, session.begin():
         session.add(row)
     return row.id
+
+
+async def next_message(sock: Any, start: int, predicate: Any, timeout: float = 10.0) -> Any:
+    """The first message at index ``start`` or later of ``sock`` (a ``webhelp.Socket``) that
+    matches: unlike ``Socket.wait_for``, an equal message received earlier does not count."""
+    import asyncio
+
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        for message in sock.messages[start:]:
+            if predicate(message):
+                return message
+        start = len(sock.messages)
+        assert not sock.closed, "socket closed while waiting"
+        assert asyncio.get_running_loop().time() < deadline, (
+            f"timed out waiting; last: {sock.messages[-3:]}")
+        await asyncio.sleep(0.01)

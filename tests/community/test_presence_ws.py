@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from community_help import make_user, signed_in, store_match
+from community_help import make_user, next_message, signed_in, store_match
 
 
 def _presence(seat: int, online: bool):  # type: ignore[no-untyped-def]
@@ -21,19 +21,22 @@ async def test_disconnect_countdown_then_claim_wins_by_abandonment(make_server, 
     va, vb = await signed_in(server.base_url, a), await signed_in(server.base_url, b)
     sa, sb = await va.connect(match_id), await vb.connect(match_id)
     await sa.expect_error({"type": "claim_win"}, "illegal")  # b is here
+    count = len(sa.messages)
     await sb.close()
-    away = await sa.wait_for(_presence(1, False))
+    away = await next_message(sa, count, _presence(1, False))
     assert 0 < away["claim_in"] <= 0.6
     await sa.expect_error({"type": "claim_win"}, "illegal")  # too early
     # b comes back: a hears it; b leaves again.
+    count = len(sa.messages)
     sb = await vb.connect(match_id)
-    await sa.wait_for(_presence(1, True))
+    await next_message(sa, count, _presence(1, True))
+    count = len(sa.messages)
     await sb.close()
-    await sa.wait_for(_presence(1, False))
+    await next_message(sa, count, _presence(1, False))
     # A hello during the grace period tells how long is left.
     count = len(sa.messages)
     await sa.send({"type": "hello", "version": 0})
-    told = await sa.wait_for(lambda m: m in sa.messages[count:] and _presence(1, False)(m))
+    told = await next_message(sa, count, _presence(1, False))
     assert told["claim_in"] <= 0.6
     await asyncio.sleep(0.7)
     await sa.send({"type": "claim_win"})

@@ -3,7 +3,7 @@ gets, both players taken to the new match, and refusals as ``error`` frames."""
 
 from __future__ import annotations
 
-from community_help import finished_match, make_user, signed_in, store_match
+from community_help import finished_match, make_user, next_message, signed_in, store_match
 
 
 def _rematch(state: str):  # type: ignore[no-untyped-def]
@@ -47,16 +47,19 @@ async def test_decline_withdraw_and_refusals_over_the_socket(make_server, sessio
     old = await finished_match(sessions, a, b, rated=False)
     va, vb = await signed_in(server.base_url, a), await signed_in(server.base_url, b)
     sa, sb = await va.connect(old.id), await vb.connect(old.id)
+
+    async def step(sender, message, state):  # type: ignore[no-untyped-def]
+        start = len(sa.messages), len(sb.messages)
+        await sender.send(message)
+        for sock, first in zip((sa, sb), start, strict=True):
+            await next_message(sock, first, _rematch(state))
+
     await sb.expect_error({"type": "rematch_decline"}, "illegal")  # nothing to decline
-    await sa.send({"type": "rematch_offer"})
-    await sb.wait_for(_rematch("offered"))
-    await sb.send({"type": "rematch_decline"})
-    await sa.wait_for(_rematch("declined"))
-    await sb.send({"type": "rematch_offer"})
-    await sa.wait_for(_rematch("offered"))
+    await step(sa, {"type": "rematch_offer"}, "offered")
+    await step(sb, {"type": "rematch_decline"}, "declined")
+    await step(sb, {"type": "rematch_offer"}, "offered")
     await sa.expect_error({"type": "rematch_withdraw"}, "illegal")  # not a's offer
-    await sb.send({"type": "rematch_withdraw"})
-    await sa.wait_for(_rematch("withdrawn"))
+    await step(sb, {"type": "rematch_withdraw"}, "withdrawn")
     # A match still being played has no rematch.
     live = await store_match(sessions, [(a, None), (b, None)])
     la = await va.connect(live)
