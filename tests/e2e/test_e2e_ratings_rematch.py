@@ -24,8 +24,9 @@ from conftest import SERVER_ENV
 from e2e_helpers import Game, play_until_over, shot, tid
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "community"))
-from community_help import make_user, store_match  # noqa: E402
+from community_help import finished_match, make_user, store_match  # noqa: E402
 
+from kva.service.ratings import rate_finished_match  # noqa: E402
 from kva.storage.db import create_engine, session_factory  # noqa: E402
 from kva.web.identity import SessionCodec  # noqa: E402
 
@@ -37,14 +38,19 @@ def _database_url(server: Any) -> str:
         f"sqlite+aiosqlite:///{Path(server.log_path).parent / 'kva-e2e.sqlite3'}")
 
 
-def _setup(server: Any, rated: bool = True) -> tuple[Any, Any, str]:
-    """Two registered players and an active match between them, in the server's database."""
+def _setup(server: Any, rated: bool = True, past: int = 0) -> tuple[Any, Any, str]:
+    """Two registered players and an active match between them, in the server's database;
+    with ``past``, that many rated matches between them already finished and rated."""
 
     async def run() -> tuple[Any, Any, str]:
         engine = create_engine(_database_url(server))
         try:
             sessions = session_factory(engine)
             a, b = await make_user(sessions), await make_user(sessions)
+            for i in range(past):
+                row = await finished_match(sessions, a, b, winner=i % 2)
+                async with sessions() as session, session.begin():
+                    await rate_finished_match(session, row.id)
             match_id = await store_match(sessions, [(a, None), (b, None)], rated=rated)
             return a, b, match_id
         finally:
@@ -136,12 +142,14 @@ def test_rated_match_ratings_histories_replay_and_rematch(
 @pytest.mark.parametrize("path", ["/ratings", "/u/{a}", "/u/{a}/matches", "/help"])
 def test_community_pages_fit_a_phone(new_context: Callable[..., Any], server: Any,
                                      path: str) -> None:
-    a, _b, _match_id = _setup(server, rated=False)
+    a, _b, _match_id = _setup(server, rated=False, past=3)
     ctx = _signed_in(new_context, server, a, viewport={"width": 375, "height": 740},
                      is_mobile=True, has_touch=True)
     page = ctx.new_page()
     response = page.goto(path.format(a=a.nickname))
     assert response is not None and response.status == 200
+    if "/u/" in path:
+        assert page.locator(tid("history-row")).count() == 3
     overflow = page.evaluate("() => document.documentElement.scrollWidth")
     assert overflow <= 375, f"{path} is {overflow} px wide at 375 px"
     shot(page, "phone" + path.replace("/", "-").replace("{a}", "me"))
