@@ -4,7 +4,7 @@ It knows nothing of HTTP: the web shell calls :class:`~kva.service.play.PlayServ
 what it publishes on the :mod:`broker <kva.service.broker>` to each connected viewer.
 """
 
-from kva.service.errors import NotFound, PlayError, WrongPassword
+from kva.service.errors import NotFound, PlayError, RatedOnly, WrongPassword
 from kva.service.play import PlayService
 
-__all__ = ["NotFound", "PlayError", "PlayService", "WrongPassword"]
+__all__ = ["NotFound", "PlayError", "PlayService", "RatedOnly", "WrongPassword"]

@@ -25,3 +25,7 @@ class NotFound(LookupError):
 
 class WrongPassword(PermissionError):
     """A closed table's password was missing or wrong."""
+
+
+class RatedOnly(PermissionError):
+    """A guest tried to sit at a rated table (rated matches are for registered players)."""

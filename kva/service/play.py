@@ -17,7 +17,7 @@ import logging
 import random
 import secrets
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,7 +38,7 @@ from kva.rules import (
 from kva.rules.view_json import view_to_json
 from kva.service import bots
 from kva.service.broker import Broker
-from kva.service.errors import NotFound, PlayError, WrongPassword
+from kva.service.errors import NotFound, PlayError, RatedOnly, WrongPassword
 from kva.service.events import Event, action_event, event_for, join_event, resign_event
 from kva.service.passwords import hash_password, verify_password
 from kva.service.ratings import rate_finished_match
@@ -114,6 +114,8 @@ class MatchInfo:
     table_token: str | None
     has_password: bool
     version: int
+    #: The table is listed in the lobby (an open table), not a friend's closed one.
+    open_table: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +157,7 @@ class PlayService:
         self.cache_size = cache_size
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._stopping = False
+        self._table_listeners: list[Callable[[], Awaitable[None]]] = []
         #: Called with a match whenever this process takes up its state: after every
         #: committed change and whenever it is loaded (a restart, a match another process
         #: created); :mod:`kva.service.presence` arms the first-move timeout here.
@@ -183,6 +186,26 @@ class PlayService:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks.clear()
+
+    def renamed(self, user_id: int, nickname: str) -> None:
+        """A player's nickname changed (a guest registered): the matches held here show, and
+        from their next change record, the new one."""
+        for live in self._live.values():
+            for seat in live.seats:
+                if seat.user_id == user_id:
+                    seat.nickname = nickname
+
+    def on_tables_changed(self, listener: Callable[[], Awaitable[None]]) -> None:
+        """Call ``listener`` after a waiting table is opened, taken or cancelled (the lobby
+        republishes its list)."""
+        self._table_listeners.append(listener)
+
+    async def _tables_changed(self) -> None:
+        for listener in self._table_listeners:
+            try:
+                await listener()
+            except Exception:  # the change is committed; a listener's failure is only logged
+                log.exception("a table listener failed")
 
     # ------------------------------------------------------------------ loading
     async def _get_live(self, match_id: str) -> LiveMatch:
@@ -259,10 +282,17 @@ class PlayService:
         target: int,
         bazaar: str,
         password: str | None = None,
+        *,
+        rated: bool = False,
+        opponent_user: tuple[int, str] | None = None,
     ) -> tuple[str, str | None]:
-        """Create a match; return its id and, for a friend's table, the token of its link.
+        """Create a match; return its id and, for a table, the token of its link.
 
-        ``opponent`` is ``bot:<level>`` or ``friend``. ValueError names a bad setting.
+        ``opponent`` is ``bot:<level>``, ``friend`` (a closed table, by link, with an optional
+        ``password``), ``open`` (an open table, listed in the lobby) or ``player``: the user
+        ``opponent_user`` (id, nickname) a quick game paired with the creator, seated at once.
+        Only open tables and quick games may be ``rated``; whether both players may play rated
+        is the caller's check (guests may not). ValueError names a bad setting.
         """
         if target not in TARGETS:
             raise ValueError(f"target must be one of {TARGETS}")
@@ -274,34 +304,45 @@ class PlayService:
                 raise ValueError(f"unknown bot level {level!r}")
             seat1 = Seat(bot=level)
             status = "active"
-        elif opponent == "friend":
+        elif opponent in ("friend", "open"):
             seat1 = Seat()
             status = "waiting"
+        elif opponent == "player":
+            if opponent_user is None or opponent_user[0] == creator_id:
+                raise ValueError("a paired match needs another player")
+            seat1 = Seat(opponent_user[0], opponent_user[1])
+            status = "active"
         else:
-            raise ValueError("opponent must be bot:easy, bot:normal, bot:hard or friend")
+            raise ValueError("opponent must be bot:easy, bot:normal, bot:hard, friend, open "
+                             "or player")
+        if rated and opponent not in ("open", "player"):
+            raise ValueError("only open tables and quick games can be rated")
         if password and len(password) > 128:
             raise ValueError("the password is too long")
         match = Match(target, bazaar, self._rng_factory())  # type: ignore[arg-type]
         match_id = secrets.token_urlsafe(9)
         started = utcnow()
         live = LiveMatch(match_id, match, 1, status, [Seat(creator_id, creator_name), seat1],
-                         started.isoformat())
-        token = secrets.token_urlsafe(18) if opponent == "friend" else None
-        hashed = await hash_password(password) if (token and password) else None
+                         started.isoformat(), rated=rated)
+        token = secrets.token_urlsafe(18) if opponent in ("friend", "open") else None
+        hashed = await hash_password(password) if (opponent == "friend" and password) else None
         async with self._sessions() as session, session.begin():
             session.add(MatchRow(
-                id=match_id, status=status, target=target, bazaar=bazaar, rated=False,
-                seat0_user_id=creator_id, seat1_user_id=None, seat0_bot=None,
+                id=match_id, status=status, target=target, bazaar=bazaar, rated=rated,
+                seat0_user_id=creator_id, seat1_user_id=seat1.user_id, seat0_bot=None,
                 seat1_bot=seat1.bot, version=1, record=self._record(live),
                 created_at=started, updated_at=started,
             ))
             await session.flush()
             if token is not None:
                 session.add(TableRow(match_id=match_id, token=token, password_hash=hashed,
-                                     created_by=creator_id))
+                                     created_by=creator_id,
+                                     kind="open" if opponent == "open" else "closed"))
         self._remember(live)
         self._schedule_next(live)
         self._run_commit_hooks(live)
+        if opponent == "open":
+            await self._tables_changed()
         return match_id, token
 
     async def table(self, token: str) -> tuple[str, bool]:
@@ -313,7 +354,8 @@ class PlayService:
         return table.match_id, table.password_hash is not None
 
     async def join_table(
-        self, token: str, user_id: int, nickname: str, password: str | None
+        self, token: str, user_id: int, nickname: str, password: str | None, *,
+        registered: bool = False,
     ) -> tuple[str, int | None]:
         """Take the free seat of a closed table (or watch it once both seats are taken).
 
@@ -332,30 +374,58 @@ class PlayService:
             password and await verify_password(password, table.password_hash)
         ):
             raise WrongPassword(token)
+        if live.rated and not registered and live.status == "waiting":
+            raise RatedOnly(token)
         async with live.lock:
             live = await self._fresh_live(table.match_id)
-            if live.seats[1].user_id is None and live.seats[1].bot is None:
+            free = live.seats[1].user_id is None and live.seats[1].bot is None
+            if free and live.status == "waiting":
                 live.seats[1] = Seat(user_id, nickname)
                 live.status = "active"
                 await self._commit(live, join_event(1), seat1_user_id=user_id)
-                return live.id, 1
+                joined = True
+            else:
+                joined = False
+        if joined:
+            await self._tables_changed()
+            return live.id, 1
         return live.id, None
+
+    async def cancel_waiting(self, match_id: str, user_id: int) -> bool:
+        """Cancel a table still waiting for its second player, for its creator (seat 0).
+
+        Returns False, changing nothing, when the table is no longer waiting (someone joined)
+        or ``user_id`` did not open it. A cancelled match takes no moves and leaves lists.
+        """
+        live = await self._fresh_live(match_id)
+        async with live.lock:
+            live = await self._fresh_live(match_id)
+            if live.status != "waiting" or live.seat_of(user_id) != 0:
+                return False
+            live.status = "cancelled"
+            try:
+                await self._commit(live, {"kind": "cancel", "p": 0})
+            except PlayError:
+                return False
+        await self._tables_changed()
+        return True
 
     # ------------------------------------------------------------------ reading
     async def info(self, match_id: str, user_id: int | None) -> MatchInfo:
         """The facts the game page renders (raises :class:`NotFound`)."""
         live = await self._fresh_live(match_id)
-        token, has_password = None, False
+        token, has_password, open_table = None, False, False
         seat = live.seat_of(user_id)
         if live.status == "waiting" and seat == 0:
             async with self._sessions() as session:
                 table = await repo.table_of_match(session, match_id)
             if table is not None:
                 token, has_password = table.token, table.password_hash is not None
+                open_table = table.kind == "open"
         return MatchInfo(
             id=live.id, status=live.status, target=live.match.target, bazaar=live.match.bazaar,
             seat=seat, players=[s.public() for s in live.seats], table_token=token,
-            has_password=has_password, version=live.version,
+            has_password=has_password, version=live.version, open_table=open_table,
         )
 
     async def state_for(self, match_id: str, user_id: int | None) -> dict[str, Any]:
@@ -479,6 +549,8 @@ class PlayService:
             raise PlayError("over", "the match is over")
         if live.status == "waiting":
             raise PlayError("illegal", "the match starts when your opponent joins")
+        if live.status == "cancelled":
+            raise PlayError("over", "this table was cancelled")
         return seat
 
     # ------------------------------------------------------------------ committing

@@ -40,6 +40,8 @@ class User(Base):
     nickname: Mapped[str] = mapped_column(String(40), unique=True, nullable=False)
     kind: Mapped[str] = mapped_column(String(16), nullable=False, default="guest")
     password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    #: The casefolded nickname of a registered player, unique (None for guests).
+    nickname_key: Mapped[str | None] = mapped_column(String(40), unique=True, nullable=True)
     locale: Mapped[str | None] = mapped_column(String(8), nullable=True)
     rating: Mapped[float] = mapped_column(Float, nullable=False, default=1500.0)
     rating_deviation: Mapped[float] = mapped_column(Float, nullable=False, default=350.0)
@@ -77,7 +79,9 @@ class MatchRow(Base):
 
 
 class TableRow(Base):
-    """A closed (friend) table: the unguessable token of its link and an optional password hash."""
+    """A table waiting for its second player: ``kind`` ``closed`` (a friend's, by the
+    unguessable token of its link, with an optional password hash) or ``open`` (listed in the
+    lobby)."""
 
     __tablename__ = "tables"
 
@@ -87,3 +91,19 @@ class TableRow(Base):
     password_hash: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_by: Mapped[int] = mapped_column(ForeignKey("users.id"), nullable=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    kind: Mapped[str] = mapped_column(String(16), nullable=False, default="closed",
+                                      server_default="closed", index=True)
+
+
+class SessionRow(Base):
+    """A login (guests have one too): the SHA-256 of the cookie's token, never the token itself;
+    valid until ``revoked_at`` is set (see :mod:`kva.service.sessions`)."""
+
+    __tablename__ = "sessions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), nullable=False, index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    last_seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)

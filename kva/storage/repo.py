@@ -114,7 +114,8 @@ async def matches_of_user(session: AsyncSession, user_id: int, limit: int = 20) 
     """The user's matches, unfinished first, newest first."""
     rows = await session.scalars(
         select(MatchRow)
-        .where(or_(MatchRow.seat0_user_id == user_id, MatchRow.seat1_user_id == user_id))
+        .where(or_(MatchRow.seat0_user_id == user_id, MatchRow.seat1_user_id == user_id),
+               MatchRow.status != "cancelled")
         .order_by(MatchRow.finished_at.is_not(None), MatchRow.created_at.desc())
         .limit(limit)
     )

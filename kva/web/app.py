@@ -19,14 +19,18 @@ from kva.i18n import COOKIE_NAME as LANG_COOKIE
 from kva.i18n import negotiate_locale
 from kva.service.bots import make_executor
 from kva.service.broker import make_broker
+from kva.service.lobby import Lobby
 from kva.service.play import PlayService
 from kva.service.presence import Presence
+from kva.service.quickgame import QuickGame
+from kva.service.ratelimit import AuthRateLimiter
 from kva.service.rematch import RematchService
-from kva.storage import repo
+from kva.service.sessions import identify
 from kva.storage.db import create_engine, session_factory
 from kva.storage.migrate import upgrade
-from kva.web import pages, profiles, ws
+from kva.web import accounts, lobby, pages, profiles, ws
 from kva.web.identity import COOKIE, MAX_AGE, SessionCodec
+from kva.web.security import origin_allowed
 from kva.web.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -64,10 +68,14 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
         service.commit_hooks.append(presence.after_commit)
         app.state.presence = presence
         app.state.rematch = RematchService(sessions, broker, service)
+        app.state.lobby = Lobby(sessions, broker, service)
+        service.on_tables_changed(app.state.lobby.changed)
+        app.state.quick = QuickGame(service)
         await service.start()
         try:
             yield
         finally:
+            await app.state.quick.stop()
             await presence.stop()
             await service.stop()
             await broker.stop()
@@ -77,7 +85,12 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
 
     app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.settings = settings
-    app.state.codec = SessionCodec(settings.secret_key)
+    app.state.codec = SessionCodec(settings.secret_key)  # reads cookies of the old scheme
+    app.state.rate_limiter = AuthRateLimiter(settings.rate_limit_storage, {
+        "login_ip": settings.login_rate_ip,
+        "login_nickname": settings.login_rate_nickname,
+        "register_ip": settings.register_rate_ip,
+    })
 
     @app.middleware("http")
     async def identity_and_language(request: Request, call_next):  # type: ignore[no-untyped-def]
@@ -85,23 +98,37 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
             request.cookies.get(LANG_COOKIE), request.headers.get("accept-language")
         )
         request.state.user = None
+        request.state.session_token = None
+        if request.method not in ("GET", "HEAD", "OPTIONS") and not origin_allowed(
+            request.headers, settings.allowed_origins
+        ):
+            refused = pages.error_page(request, 403, None)  # a form posted from another site
+            refused.headers.update(SECURITY_HEADERS)
+            return refused
         new_cookie: str | None = None
+        new_visitor = False
         if not request.url.path.startswith(_ANONYMOUS_PREFIXES):
+            # The cookie is a session token (kva.service.sessions); a cookie of the old signed
+            # scheme is exchanged once for a session of the same user.
+            cookie = request.cookies.get(COOKIE)
             codec: SessionCodec = app.state.codec
-            uid = codec.loads(request.cookies.get(COOKIE))
-            user = None
-            if uid is not None:
-                async with app.state.sessions() as session:
-                    user = await repo.get_user(session, uid)
-            if user is None:
-                user = await repo.create_guest(app.state.sessions)
-                new_cookie = codec.dumps(user.id)
-            request.state.user = user
-        request.state.new_visitor = new_cookie is not None
+            legacy = codec.loads(cookie)
+            who = await identify(app.state.sessions, cookie, legacy)
+            request.state.user = who.user
+            request.state.session_token = who.token
+            new_cookie = who.new_token
+            new_visitor = new_cookie is not None and who.user.id != legacy
+        request.state.new_visitor = new_visitor
         response: Response = await call_next(request)
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
-        if new_cookie is not None:
+        chosen = getattr(request.state, "set_session", None)  # set by log in / out
+        if chosen is not None:
+            new_cookie = chosen
+        if new_cookie == "":
+            response.delete_cookie(COOKIE, httponly=True, samesite="lax",
+                                   secure=settings.secure_cookies)
+        elif new_cookie is not None:
             response.set_cookie(COOKIE, new_cookie, max_age=MAX_AGE, httponly=True,
                                 samesite="lax", secure=settings.secure_cookies)
         return response
@@ -117,5 +144,7 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     app.include_router(pages.router)
     app.include_router(ws.router)
+    app.include_router(accounts.router)
+    app.include_router(lobby.router)
     app.include_router(profiles.router)
     return app

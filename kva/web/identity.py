@@ -1,4 +1,8 @@
-"""Who is asking: the signed ``kva_session`` cookie, and a guest for every first visit."""
+"""The earlier ``kva_session`` scheme (the user id signed with the secret key).
+
+Sessions are server-side records now (:mod:`kva.service.sessions`); this codec only reads an
+old cookie once, so its holder keeps their user and gets a real session in exchange.
+"""
 
 from __future__ import annotations
 

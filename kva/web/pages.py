@@ -11,7 +11,8 @@ from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse,
 from kva.i18n import COOKIE_NAME as LANG_COOKIE
 from kva.i18n import LOCALES
 from kva.rules import TARGETS
-from kva.service import NotFound, PlayService, WrongPassword
+from kva.service import NotFound, PlayService, RatedOnly, WrongPassword
+from kva.service.accounts import is_registered
 from kva.service.bots import LEVELS
 from kva.web.render import render, translator
 
@@ -31,6 +32,7 @@ def error_page(request: Request, status: int, detail: Any) -> Response:
         403: _("You may not do that."),
         404: _("There is nothing here."),
         405: _("That request was not understood."),
+        429: _("Too many attempts. Wait a little and try again."),
     }
     message = detail if isinstance(detail, str) and getattr(request.state, "own_error", False) \
         else titles.get(status, _("Something went wrong."))
@@ -65,10 +67,11 @@ async def new_match(
     target: str = Form(""),
     bazaar: str = Form("draw"),
     password: str = Form(""),
+    rated: str = Form(""),
 ) -> Response:
     """Create a match from the home form and go to its page."""
     _ = translator(request)
-    valid_opponents = [f"bot:{lvl}" for lvl in LEVELS] + ["friend"]
+    valid_opponents = [f"bot:{lvl}" for lvl in LEVELS] + ["friend", "open"]
     if opponent not in valid_opponents:
         raise _fail(request, 400, _("Choose an opponent: a bot or a friend."))
     if not target.isdigit() or int(target) not in TARGETS:
@@ -77,10 +80,19 @@ async def new_match(
         raise _fail(request, 400, _("Choose the standard rules or “pass only”."))
     if len(password) > 128:
         raise _fail(request, 400, _("The password is too long (at most 128 characters)."))
+    if rated not in ("", "0", "1", "on"):
+        raise _fail(request, 400, _("That request was not understood."))
+    want_rated = rated in ("1", "on")
     user = request.state.user
+    if want_rated and opponent != "open":
+        raise _fail(request, 400, _("Only open tables and quick games can be rated: bot and "
+                                    "friend matches are casual."))
+    if want_rated and not is_registered(user):
+        raise _fail(request, 403, _("Rated games are for registered players. Create an "
+                                    "account to play rated."))
     match_id, _token = await _service(request).create_match(
         user.id, user.nickname, opponent, int(target), bazaar,
-        password if opponent == "friend" and password else None,
+        password if opponent == "friend" and password else None, rated=want_rated,
     )
     return RedirectResponse(f"/m/{match_id}", status_code=303)
 
@@ -90,10 +102,13 @@ async def _join(request: Request, token: str, password: str | None) -> Response:
     user = request.state.user
     try:
         match_id, _seat = await _service(request).join_table(
-            token, user.id, user.nickname, password
+            token, user.id, user.nickname, password, registered=is_registered(user)
         )
     except NotFound:
         raise _fail(request, 404, _("This table does not exist.")) from None
+    except RatedOnly:
+        raise _fail(request, 403, _("Rated tables are for registered players. Create an "
+                                    "account to join.")) from None
     except WrongPassword:
         return render(request, "table_join.html",
                       {"token": token, "needs_password": True, "wrong": password is not None},

@@ -10,6 +10,10 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from kva.service.ratelimit import DEFAULTS as RATE_DEFAULTS
+from kva.service.ratelimit import parse_limits
+from kva.web.security import parse_allowed_origins
+
 
 def _float(name: str, default: float) -> float:
     raw = os.environ.get(name)
@@ -22,6 +26,13 @@ def _float(name: str, default: float) -> float:
     if value < 0:
         raise ValueError(f"{name} must not be negative")
     return value
+
+
+def _limit(name: str, key: str) -> str:
+    """A rate limit from ``name`` (``"5/minute;30/hour"``), checked now, or the default."""
+    raw = os.environ.get(name) or RATE_DEFAULTS[key]
+    parse_limits(name, raw)
+    return raw
 
 
 def persistent_secret(data_dir: Path) -> str:
@@ -63,6 +74,13 @@ class Settings:
     secure_cookies: bool = False
     disconnect_grace: float = 60.0
     first_move_timeout: float = 120.0
+    #: Origins (besides this site itself) whose pages may open WebSockets and post forms.
+    allowed_origins: tuple[str, ...] = ()
+    #: Where rate-limit counters live: ``memory://`` (one process) or ``redis://...``.
+    rate_limit_storage: str = "memory://"
+    login_rate_ip: str = RATE_DEFAULTS["login_ip"]
+    login_rate_nickname: str = RATE_DEFAULTS["login_nickname"]
+    register_rate_ip: str = RATE_DEFAULTS["register_ip"]
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -88,4 +106,9 @@ class Settings:
             secure_cookies=os.environ.get("KVA_SECURE_COOKIES", "") in ("1", "true", "yes"),
             disconnect_grace=_float("KVA_DISCONNECT_GRACE", 60.0),
             first_move_timeout=_float("KVA_FIRST_MOVE_TIMEOUT", 120.0),
+            allowed_origins=parse_allowed_origins(os.environ.get("KVA_ALLOWED_ORIGINS", "")),
+            rate_limit_storage=os.environ.get("KVA_RATE_LIMIT_STORAGE") or "memory://",
+            login_rate_ip=_limit("KVA_LOGIN_RATE_IP", "login_ip"),
+            login_rate_nickname=_limit("KVA_LOGIN_RATE_NICKNAME", "login_nickname"),
+            register_rate_ip=_limit("KVA_REGISTER_RATE_IP", "register_ip"),
         )

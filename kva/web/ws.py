@@ -12,7 +12,6 @@ import contextlib
 import json
 import logging
 from typing import Any
-from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
@@ -21,23 +20,14 @@ from kva.service.broker import Broker, Subscription
 from kva.service.play import topic, viewer_key
 from kva.service.presence import CLAIM_TYPE, Presence
 from kva.service.rematch import REMATCH_TYPES, RematchService
-from kva.web.identity import COOKIE, SessionCodec
+from kva.service.sessions import COOKIE, user_for_token
+from kva.web.security import origin_allowed
 
 router = APIRouter()
 log = logging.getLogger(__name__)
 #: The largest client frame accepted (contract: 4 KiB).
 MAX_FRAME = 4096
 CLIENT_TYPES = ("hello", "action", "resign", "ping", *REMATCH_TYPES, CLAIM_TYPE)
-
-
-def _same_origin(ws: WebSocket) -> bool:
-    """Refuse cross-site pages riding on the visitor's cookie (a browser always sends Origin;
-    other clients that send none are let through)."""
-    origin = ws.headers.get("origin")
-    if origin is None:
-        return True
-    host = ws.headers.get("host", "")
-    return urlsplit(origin).netloc == host
 
 
 class Connection:
@@ -144,13 +134,13 @@ async def _handle(conn: Connection, service: PlayService, text: str) -> None:
 @router.websocket("/ws/m/{match_id}")
 async def match_socket(ws: WebSocket, match_id: str) -> None:
     """The real-time channel of one match, for a seated player or a spectator."""
-    if not _same_origin(ws):
-        await ws.close(code=1008)
+    if not origin_allowed(ws.headers, ws.app.state.settings.allowed_origins):
+        await ws.close(code=1008)  # before accept: the handshake is refused (HTTP 403)
         return
     service: PlayService = ws.app.state.service
     broker: Broker = ws.app.state.broker
-    codec: SessionCodec = ws.app.state.codec
-    user_id = codec.loads(ws.cookies.get(COOKIE))
+    user = await user_for_token(ws.app.state.sessions, ws.cookies.get(COOKIE))
+    user_id = user.id if user is not None else None
     try:
         info = await service.info(match_id, user_id) if len(match_id) <= 24 else None
     except NotFound:

@@ -47,6 +47,9 @@ SERVER_ENV = {
     "KVA_FORCED_DELAY": "0",
     "KVA_BOT_DELAY": "0",
     "KVA_BROKER_URL": "",
+    # Every browser registers and logs in from 127.0.0.1: per-IP limits would count them all.
+    "KVA_LOGIN_RATE_IP": "1000/minute",
+    "KVA_REGISTER_RATE_IP": "1000/minute",
 }
 
 

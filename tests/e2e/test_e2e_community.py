@@ -88,15 +88,26 @@ def test_two_players_meet_in_the_lobby_and_play(
     host.wait_ready()
     assert host.legal_tiles().count() == 0  # waiting for an opponent
 
+    match_id = host.match_id
     # The table appears on the other visitor's lobby without a reload.
     row = guest_page.locator(tid("lobby-table")).filter(has_text=host_name)
     row.wait_for()
     assert "75" in row.inner_text()
     shot(guest_page, "community-02-lobby")
+    # The host goes back to wait in the lobby, where their own table offers "cancel".
+    host_page.goto("/lobby")
+    own = host_page.locator(f'{tid("lobby-table")}[data-match="{match_id}"]')
+    own.locator(tid("cancel-table")).wait_for()
+    assert own.locator(tid("join-table")).count() == 0
+    host_page.locator(tid("lobby-live") + '[data-state="online"]').wait_for(state="attached")
+    host = Game(host_page)
     guest = Game(guest_page)
     row.locator(tid("join-table")).click()
     guest.wait_ready()
-    assert guest.match_id == host.match_id
+    assert guest.match_id == match_id
+    # Someone took the seat: the waiting host is brought to the game.
+    host.wait_ready()
+    assert host.match_id == match_id
     # The table has left the lobby.
     lobby = new_context().new_page()
     lobby.goto("/lobby")
@@ -118,8 +129,9 @@ def test_quick_game_pairs_two_waiting_players(new_context: Callable[..., Any], s
         form.locator('select[name="target"]').select_option("355")
         form.locator('select[name="bazaar"]').select_option("pass-only")
         page.locator(tid("quick-game")).click()
-        page.locator(tid("quick")).wait_for(state="attached")
-    shot(pages[0], "community-04-quick-searching")
+        # The second may be paired, and sent on to the game, before its search page settles.
+        page.wait_for_url(re.compile(r"/(quick\?|m/)"))
+    shot(pages[0], "community-04-quick-paired")
     for game in games:
         game.wait_ready()
     assert games[0].match_id == games[1].match_id
@@ -135,14 +147,23 @@ def test_quick_game_can_be_cancelled(new_context: Callable[..., Any], server: An
     page.wait_for_url(re.compile(r"/lobby$"))
 
 
+@pytest.mark.parametrize("lang", ["en", "ka", "ru", "tr"])
 @pytest.mark.parametrize("path", ["/lobby", "/register", "/login", "/quick?target=75", "/"])
 def test_the_community_pages_fit_375_px(
-    new_context: Callable[..., Any], server: Any, path: str
+    new_context: Callable[..., Any], server: Any, path: str, lang: str
 ) -> None:
-    ctx = new_context(viewport={"width": WIDTH, "height": 740}, is_mobile=True, has_touch=True)
+    ctx = new_context(viewport={"width": WIDTH, "height": 740}, is_mobile=True, has_touch=True,
+                      locale=lang)
     page = ctx.new_page()
     page.goto(path)
     page.wait_for_load_state("load")
+    assert page.evaluate("document.documentElement.lang") == lang
     width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= WIDTH, f"{path} is {width} px wide at {WIDTH} px"
-    shot(page, f"community-375{path.replace('/', '-').split('?')[0] or '-home'}")
+    assert width <= WIDTH, f"{path} in {lang} is {width} px wide at {WIDTH} px"
+    # Every button and field is reachable: none sticks out of the screen.
+    outside = page.evaluate("""w => [...document.querySelectorAll('button, input, select, a')]
+        .filter(e => e.getClientRects().length && !e.closest('[hidden]'))
+        .map(e => e.getBoundingClientRect())
+        .filter(r => r.left < -0.5 || r.right > w + 0.5).length""", WIDTH)
+    assert outside == 0, f"{path} in {lang}: {outside} controls stick out"
+    shot(page, f"community-375-{lang}-{path.strip('/').split('?')[0] or 'home'}")

@@ -160,7 +160,12 @@ function render() {
   const status = q("status");
   if (state.status === "waiting") {
     turn.textContent = "";
-    status.textContent = you() === 0 ? t("waiting_friend") : t("waiting_table");
+    // An open table waits for anyone (the lobby), a closed one for the friend with the link.
+    const friend = you() === 0 && root.dataset.open !== "1";
+    status.textContent = friend ? t("waiting_friend") : t("waiting_table");
+  } else if (state.status === "cancelled") {
+    turn.textContent = "";
+    status.textContent = t("cancelled");
   } else if (view.over) {
     turn.textContent = "";
     status.textContent = "";

@@ -1,9 +1,17 @@
-// Home page: the password field only matters for a friend's table.
+// Home page: the password field only matters for a friend's table; "rated" only for an open
+// table (disabled otherwise, so it is not sent: bot and friend matches are always casual).
 const form = document.getElementById("new-match");
 if (form) {
   const opponent = form.elements.namedItem("opponent");
   const friendOnly = form.querySelector(".friend-only");
-  const sync = () => { friendOnly.classList.toggle("inactive", opponent.value !== "friend"); };
+  const rated = form.querySelector(".open-only");
+  const sync = () => {
+    friendOnly.classList.toggle("inactive", opponent.value !== "friend");
+    if (rated) {
+      rated.hidden = opponent.value !== "open";
+      rated.querySelector("input").disabled = opponent.value !== "open";
+    }
+  };
   opponent.addEventListener("change", sync);
   sync();
 }
