@@ -70,7 +70,8 @@ def rating_graph(points: Sequence[float], label: str) -> Markup:
     """
     if not points:
         return Markup("")
-    width, height, left, right, top, bottom = 600, 200, 44, 8, 10, 14
+    # A small viewBox, so the axis labels stay legible once scaled down to a phone.
+    width, height, left, right, top, bottom = 400, 160, 46, 6, 10, 12
     low, high = min(points), max(points)
     pad = max(10.0, (high - low) * 0.1)
     low, high = math.floor(low - pad), math.ceil(high + pad)

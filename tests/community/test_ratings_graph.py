@@ -21,7 +21,7 @@ def test_the_line_follows_the_ratings_left_to_right_higher_is_up() -> None:
     assert [x for x, _ in pts] == sorted(x for x, _ in pts) and len(set(pts)) == 4
     ys = [y for _, y in pts]
     assert ys[1] < ys[2] < ys[0] < ys[3]  # 1662 highest on screen, 1450 lowest
-    assert all(0 <= y <= 200 for y in ys)
+    assert all(0 <= y <= 160 for y in ys)
     assert "Rating &lt;history&gt;" in svg and "<history>" not in svg
     labels = re.findall(r'text-anchor="end">(\d+)</text>', svg)
     assert int(labels[0]) > 1662 and int(labels[1]) < 1450
