@@ -3,9 +3,10 @@ panel and on their profiles), the match is in both histories, it replays from th
 rematch offered and accepted takes both players to a new match with the seats swapped. The
 community pages fit a 375 px phone.
 
-The two accounts and their match are written straight into the server's database (the same
-URL the server fixture gives it) and each browser gets a session cookie for its player: this
-test is about ratings and rematches, not about the registration form.
+The first test writes the two accounts and their match straight into the server's database
+(the URL the server fixture gives it) and signs each browser in with a cookie, to control the
+match exactly; the last one does it all through the pages: registration, a rated table in the
+lobby, the match, the rating table, the rematch.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import secrets
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -153,3 +155,69 @@ def test_community_pages_fit_a_phone(new_context: Callable[..., Any], server: An
     overflow = page.evaluate("() => document.documentElement.scrollWidth")
     assert overflow <= 375, f"{path} is {overflow} px wide at 375 px"
     shot(page, "phone" + path.replace("/", "-").replace("{a}", "me"))
+
+
+def _register(page: Any, nickname: str) -> None:
+    """Register the page's guest as ``nickname`` through the form."""
+    page.goto("/register")
+    form = page.locator(tid("register-form"))
+    form.locator('input[name="nickname"]').fill(nickname)
+    form.locator('input[name="password"]').fill("rated-e2e-password")
+    page.locator(tid("register")).click()
+    page.locator(tid("whoami")).filter(has_text=nickname).wait_for()
+
+
+def test_two_accounts_registered_in_the_browser_play_rated_from_the_lobby(
+    new_context: Callable[..., Any], server: Any
+) -> None:
+    names = [f"r{secrets.token_hex(4)}" for _ in range(2)]
+    host_page, guest_page = new_context().new_page(), new_context().new_page()
+    for page, name in zip((host_page, guest_page), names, strict=True):
+        _register(page, name)
+    guest_page.goto("/lobby")
+    guest_page.locator(tid("lobby-live") + '[data-state="online"]').wait_for(state="attached")
+    host_page.goto("/lobby")
+    form = host_page.locator(tid("open-table-form"))
+    form.locator('select[name="target"]').select_option("75")
+    form.locator('input[name="rated"]').check()
+    host = Game(host_page)
+    host_page.locator(tid("open-table")).click()
+    host.wait_ready()
+    row = guest_page.locator(f'{tid("lobby-table")}[data-match="{host.match_id}"]')
+    row.locator(tid("join-table")).click()
+    guest = Game(guest_page)
+    guest.wait_ready()
+    host.wait_states(0)
+    match_id = host.match_id
+    play_until_over([host, guest], budget_s=240, on_step=lambda n: None)
+
+    after = []
+    for game in (host, guest):
+        line = game.loc("rating-change")
+        line.wait_for(state="visible")
+        assert line.get_attribute("data-before") == "1500"
+        after.append(int(line.get_attribute("data-after") or 0))
+    assert after[0] != 1500 and after[1] != 1500 and (after[0] > 1500) != (after[1] > 1500)
+    for page, name, rating in zip((host_page, guest_page), names, after, strict=True):
+        profile = page.context.new_page()
+        profile.goto(f"/u/{name}")
+        assert int(profile.locator(tid("profile-rating")).get_attribute("data-rating") or 0) \
+            == rating
+        line = profile.locator(f'{tid("history-row")}[data-match-id="{match_id}"]')
+        assert line.get_attribute("data-rated") == "true"
+        profile.close()
+    table = host_page.context.new_page()
+    table.goto("/ratings")
+    for name, rating in zip(names, after, strict=True):
+        entry = table.locator(f'{tid("leaderboard-row")}[data-nickname="{name}"]')
+        assert int(entry.get_attribute("data-rating") or 0) == rating
+    table.close()
+
+    # The guest offers this time; the host accepts; both go to the new match, seats swapped.
+    guest.loc("rematch-offer").click()
+    host.loc("rematch-accept").click()
+    for game in (host, guest):
+        game.page.wait_for_url(re.compile(rf"/m/(?!{re.escape(match_id)})[^/]+$"))
+    assert host_page.url == guest_page.url
+    assert host_page.locator("#game").get_attribute("data-seat") == "1"
+    assert guest_page.locator("#game").get_attribute("data-seat") == "0"
