@@ -4,78 +4,26 @@ rematch offered and accepted takes both players to a new match with the seats sw
 community pages fit a 375 px phone.
 
 The first test writes the two accounts and their match straight into the server's database
-(the URL the server fixture gives it) and signs each browser in with a cookie, to control the
+(the URL the server fixture gives it) with a session for each, whose token is the browser's
+cookie, to control the
 match exactly; the last one does it all through the pages: registration, a rated table in the
 lobby, the match, the rating table, the rematch.
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
 import re
 import secrets
-import sys
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SERVER_ENV
 from e2e_helpers import Game, play_until_over, shot, tid
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "community"))
-from community_help import finished_match, make_user, store_match  # noqa: E402
-
-from kva.service.ratings import rate_finished_match  # noqa: E402
-from kva.storage.db import create_engine, session_factory  # noqa: E402
-from kva.web.identity import SessionCodec  # noqa: E402
+from players_help import make_players as _setup
+from players_help import open_game as _open_game
+from players_help import signed_in as _signed_in
 
 pytestmark = pytest.mark.browser
-
-
-def _database_url(server: Any) -> str:
-    return os.environ.get("KVA_TEST_DATABASE_URL") or (
-        f"sqlite+aiosqlite:///{Path(server.log_path).parent / 'kva-e2e.sqlite3'}")
-
-
-def _setup(server: Any, rated: bool = True, past: int = 0) -> tuple[Any, Any, str]:
-    """Two registered players and an active match between them, in the server's database;
-    with ``past``, that many rated matches between them already finished and rated."""
-
-    async def run() -> tuple[Any, Any, str]:
-        engine = create_engine(_database_url(server))
-        try:
-            sessions = session_factory(engine)
-            a, b = await make_user(sessions), await make_user(sessions)
-            for i in range(past):
-                row = await finished_match(sessions, a, b, winner=i % 2)
-                async with sessions() as session, session.begin():
-                    await rate_finished_match(session, row.id)
-            match_id = await store_match(sessions, [(a, None), (b, None)], rated=rated)
-            return a, b, match_id
-        finally:
-            await engine.dispose()
-
-    # Playwright's sync API keeps an event loop running in this thread: use another one.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, run()).result()
-
-
-def _signed_in(new_context: Callable[..., Any], server: Any, user: Any, **kwargs: Any) -> Any:
-    ctx = new_context(**kwargs)
-    cookie = SessionCodec(SERVER_ENV["KVA_SECRET_KEY"]).dumps(user.id)
-    ctx.add_cookies([{"name": "kva_session", "value": cookie, "url": server.base_url}])
-    return ctx
-
-
-def _open_game(ctx: Any, match_id: str) -> Game:
-    page = ctx.new_page()
-    game = Game(page)
-    page.goto(f"/m/{match_id}")
-    game.wait_ready()
-    return game
 
 
 def test_rated_match_ratings_histories_replay_and_rematch(
