@@ -192,3 +192,33 @@ async def test_bad_quick_settings_are_refused(make_server: Callable[..., Any],
         await sock.open()
         await sock.closed.wait()
         assert sock.close_code == 4400
+
+
+async def test_nobody_comes_so_a_bot_is_offered(
+    make_server: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import re
+
+    import kva.service.matchmaking as matchmaking
+
+    monkeypatch.setattr(matchmaking, "BOT_OFFER_AFTER", 1.0)  # 30 s in production
+    server = make_server()
+    async with Visitor(server.base_url) as v:
+        page = await v.http.get("/quick", params={"target": "255", "bazaar": "pass-only"})
+        offer = re.search(r'data-testid="quick-bot-offer".*?</form>', page.text, re.S)
+        assert offer and 'value="bot:normal"' in offer.group(0)
+        assert 'name="target" value="255"' in offer.group(0)
+        sock = await JsonSocket(_quick_url(server.base_url, 255, "pass-only"), v.cookie).open()
+        try:
+            first = await sock.wait_for(lambda m: m.get("type") == "waiting")
+            assert first["offer_bot"] is False
+            await sock.wait_for(lambda m: m.get("type") == "waiting" and m["offer_bot"], 5.0)
+        finally:
+            await sock.close()
+        # The offer's form starts a casual bot match with the same settings.
+        match_id = await v.new_match("bot:normal", target=255, bazaar="pass-only")
+        game = await v.connect(match_id)
+        try:
+            assert game.state["status"] == "active" and game.state["players"][1]["bot"]
+        finally:
+            await game.close()
