@@ -357,10 +357,13 @@ class PlayService:
         self, token: str, user_id: int, nickname: str, password: str | None, *,
         registered: bool = False,
     ) -> tuple[str, int | None]:
-        """Take the free seat of a closed table (or watch it once both seats are taken).
+        """Take the free seat of a table, closed or open (or watch it once both seats are
+        taken, or once it was cancelled).
 
         Returns the match id and the seat taken (None: a spectator). Raises
-        :class:`WrongPassword` when the table has a password and ``password`` does not match.
+        :class:`WrongPassword` when the table has a password and ``password`` does not match,
+        and :class:`RatedOnly` when a rated table is still waiting and the joiner is not
+        ``registered`` (guests play casual only).
         """
         async with self._sessions() as session:
             table = await repo.table_by_token(session, token)
