@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import func, select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from kva.ratings import Rating, is_provisional, rate_match, update
 from kva.storage.community import RatingHistory
@@ -188,3 +189,25 @@ async def rating_history(session: AsyncSession, user_id: int) -> list[RatingHist
         .order_by(RatingHistory.created_at, RatingHistory.id)
     )
     return list(rows)
+
+
+async def match_ratings_message(
+    sessions: async_sessionmaker, match_id: str
+) -> dict[str, Any] | None:
+    """``{"type": "ratings", "ratings": [{"before", "after"}, ...by seat]}`` for a rated match
+    that has been rated (what a page reloaded after the end shows), else None."""
+    async with sessions() as session:
+        row = await session.get(MatchRow, match_id)
+        if row is None or row.seat0_user_id is None or row.seat1_user_id is None:
+            return None
+        seats = (row.seat0_user_id, row.seat1_user_id)
+        found = {
+            h.user_id: h
+            for h in await session.scalars(select(RatingHistory).where(
+                RatingHistory.user_id.in_(seats), RatingHistory.match_id == match_id))
+        }
+    if len(found) != 2:
+        return None
+    return {"type": "ratings", "ratings": [
+        {"before": round(found[uid].rating_before), "after": round(found[uid].rating_after)}
+        for uid in seats]}

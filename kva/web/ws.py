@@ -19,6 +19,7 @@ from kva.service import NotFound, PlayError, PlayService
 from kva.service.broker import Broker, Subscription
 from kva.service.play import topic, viewer_key
 from kva.service.presence import CLAIM_TYPE, Presence
+from kva.service.ratings import match_ratings_message
 from kva.service.rematch import REMATCH_TYPES, RematchService
 from kva.service.sessions import COOKIE, user_for_token
 from kva.web.security import origin_allowed
@@ -84,8 +85,8 @@ async def _resync(conn: Connection, service: PlayService) -> None:
 
 
 async def _community_status(conn: Connection) -> None:
-    """After a hello: who is away (with the time left to their grace period), and where the
-    rematch stands once the match is over."""
+    """After a hello: who is away (with the time left to their grace period), where the
+    rematch stands once the match is over, and the rating change of a rated match."""
     presence: Presence = conn.ws.app.state.presence
     for message in presence.messages(conn.match_id):
         if message["seat"] != conn.seat:
@@ -94,6 +95,9 @@ async def _community_status(conn: Connection) -> None:
     status = await rematch.status(conn.match_id)
     if status["state"] != "none":
         await conn.send(status)
+    rated = await match_ratings_message(conn.ws.app.state.sessions, conn.match_id)
+    if rated is not None:  # a page opened after a rated match ended still shows the change
+        await conn.send(rated)
 
 
 async def _handle(conn: Connection, service: PlayService, text: str) -> None:

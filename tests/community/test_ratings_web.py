@@ -35,6 +35,11 @@ async def test_a_rated_match_moves_both_ratings_and_shows_everywhere(
     after = [r["after"] for r in end["ratings"]]
     assert before == [1500, 1500] and after[winner] > 1500 > after[1 - winner]
     assert sb.state["event"]["ratings"] == end["ratings"]
+    # A page opened after the end hears the change right after its hello.
+    late = await vb.connect(match_id)
+    told = await late.wait_for(lambda m: m.get("type") == "ratings")
+    assert told["ratings"] == end["ratings"]
+    await late.close()
 
     for user, seat in ((a, 0), (b, 1)):
         page = await va.http.get(f"/u/{user.nickname}")
@@ -85,6 +90,11 @@ async def test_a_match_with_a_guest_stays_casual_even_if_flagged_rated(
     await sg.send({"type": "resign"})
     await sa.wait_for(lambda m: m.get("type") == "state" and m["view"]["over"])
     assert "ratings" not in sa.state["event"]
+    late = await va.connect(match_id)
+    await late.send({"type": "ping"})
+    await late.wait_for(lambda m: m.get("type") == "pong")
+    assert not [m for m in late.messages if m.get("type") == "ratings"]
+    await late.close()
     page = await va.http.get(f"/u/{a.nickname}")
     assert _attr(page.text, "profile-rating", "data-rating") == "1500"
     assert 'data-testid="rating-graph"' not in page.text

@@ -46,6 +46,10 @@ def test_rated_match_ratings_histories_replay_and_rematch(
         assert after[user.nickname] != 1500
         assert "1500 →" in line.inner_text()
     winner = ga.view["winner"]
+    # Reloaded after the end, the page still shows the change.
+    ga.page.reload()
+    ga.loc("rating-change").wait_for(state="visible")
+    assert int(ga.loc("rating-change").get_attribute("data-after") or 0) == after[a.nickname]
     assert (after[a.nickname] > 1500) == (winner == 0)
     shot(ga.page, "rated-match-result-a")
 

@@ -34,9 +34,12 @@ export function noteState(msg) {
   if (msg.view && msg.view.over) stopAway();
 }
 
-/** A `rematch` or `presence` message from the server. */
+/** A `rematch`, `presence` or `ratings` message from the server. */
 export function onCommunityMessage(msg) {
-  if (msg.type === "rematch") {
+  if (msg.type === "ratings") {
+    if (Array.isArray(msg.ratings)) ratings = msg.ratings;
+    renderCommunity();
+  } else if (msg.type === "rematch") {
     rematch = msg;
     if (msg.state === "accepted" && msg.match_id && ctx.you() !== null) {
       renderRematch();

@@ -374,7 +374,7 @@ function connect() {
       noteState(msg);
       announce(event);
       render();
-    } else if (msg.type === "rematch" || msg.type === "presence") {
+    } else if (msg.type === "rematch" || msg.type === "presence" || msg.type === "ratings") {
       onCommunityMessage(msg);
     } else if (msg.type === "error") {
       busy = false;
