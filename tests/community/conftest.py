@@ -1,15 +1,11 @@
 """Fixtures shared by the community tests (accounts, lobby, ratings, history, rematch, leaving):
-a fresh database (SQLite, or PostgreSQL when ``KVA_TEST_DATABASE_URL`` is set, exactly as in
-``tests/web``), servers on it with any setting changed, and a migrated session factory for
-tests that talk to the services directly.
+the test database (``database_url`` from ``tests/conftest.py``), servers on it with any setting
+changed, and a migrated session factory for tests that talk to the services directly.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import os
-import secrets
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -18,7 +14,6 @@ from typing import Any
 
 import pytest
 import uvicorn
-from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
@@ -28,43 +23,6 @@ from webhelp import ServerThread  # noqa: E402
 from kva.storage.db import create_engine, session_factory  # noqa: E402
 from kva.storage.migrate import upgrade  # noqa: E402
 from kva.web.app import create_app  # noqa: E402
-
-PG_URL = os.environ.get("KVA_TEST_DATABASE_URL")
-
-
-async def _pg_admin(url: str, statement: str) -> None:
-    import asyncpg
-
-    u = make_url(url)
-    conn = await asyncpg.connect(user=u.username, password=u.password, host=u.host or "127.0.0.1",
-                                 port=u.port or 5432, database=u.database or "postgres")
-    try:
-        await conn.execute(statement)
-    finally:
-        await conn.close()
-
-
-@pytest.fixture(scope="session")
-def pg_database() -> Iterator[str | None]:
-    """A fresh PostgreSQL database for the session (None when running on SQLite)."""
-    if not PG_URL:
-        yield None
-        return
-    name = f"kva_test_{secrets.token_hex(6)}"
-    asyncio.run(_pg_admin(PG_URL, f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
-    finally:
-        asyncio.run(_pg_admin(PG_URL, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-
-
-@pytest.fixture
-def database_url(pg_database: str | None, tmp_path: Path) -> str:
-    """The session's PostgreSQL database, or a fresh SQLite file per test. On PostgreSQL the
-    database is shared by the whole session: tests must not assume it is empty."""
-    if pg_database is not None:
-        return pg_database
-    return f"sqlite+aiosqlite:///{tmp_path / 'kva.sqlite3'}"
 
 
 @pytest.fixture
