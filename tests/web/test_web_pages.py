@@ -196,3 +196,13 @@ async def test_security_headers_on_every_page(server: ServerThread) -> None:
             assert r.headers["x-frame-options"] == "DENY", path
             assert r.headers["x-content-type-options"] == "nosniff", path
             assert r.headers["referrer-policy"] == "same-origin", path
+
+
+async def test_a_bot_opponent_is_named_in_the_page_language(server: ServerThread) -> None:
+    async with Visitor(server.base_url) as me:
+        await me.http.get("/lang/ka")
+        await me.new_match("bot:hard")
+        home = await me.http.get("/")
+        listed = home.text.split('data-testid="my-matches"', 1)[1]
+        assert "ბოტი · რთული" in listed
+        assert "· hard" not in listed
