@@ -40,6 +40,8 @@ def test_two_guests_play_a_closed_table_with_a_password(
         "a tile is playable at a table still waiting: "
         f"status={host.states[-1].get('status')} legal={host.view['legal']}"
     )
+    # The empty seat holds no tiles: no face-down hand is drawn for it.
+    assert not host_page.locator(tid("opponent-hand")).is_visible()
     shot(host_page, "friend-01-waiting")
 
     guest_page = new_context().new_page()

@@ -85,9 +85,11 @@ function render() {
   score.dataset.opponent = scoreOf(op);
   $("hand-no").textContent = `#${view.hand_number}`;
 
-  // Opponent's tiles, face down.
+  // Opponent's tiles, face down (none while the seat is still empty).
   const oppHand = q("opponent-hand");
-  const oppCount = view.hand_counts[op];
+  const seatEmpty = state.status === "waiting" || state.status === "cancelled";
+  const oppCount = seatEmpty ? 0 : view.hand_counts[op];
+  oppHand.hidden = seatEmpty;
   oppHand.dataset.count = oppCount;
   oppHand.replaceChildren();
   for (let i = 0; i < oppCount; i++) {
