@@ -15,22 +15,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from e2e_helpers import SHOTS, STEP_MS
+from servers import Server, serving
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -72,43 +65,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 # The server
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@dataclass
-class Server:
-    """The running server: its base URL, process and log."""
-
-    base_url: str
-    process: subprocess.Popen[bytes]
-    log_path: Path
-
-    def log_tail(self, chars: int = 6000) -> str:
-        """The end of the server's output, for failure messages."""
-        try:
-            return self.log_path.read_text(errors="replace")[-chars:]
-        except OSError:
-            return "(no server log)"
-
-    def get(self, path: str) -> tuple[int, bytes]:
-        """A plain HTTP GET (no browser): status and body."""
-        try:
-            with urllib.request.urlopen(self.base_url + path, timeout=10) as resp:
-                return resp.status, resp.read()
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.read()
-
-
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """``python -m kva serve`` on a free port with a fresh database; waits for ``/healthz``."""
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing: run scripts/install-browser.sh (browser tests)")
     tmp = tmp_path_factory.mktemp("kva-e2e")
-    port = _free_port()
     env = {**os.environ, **SERVER_ENV}
     env["KVA_DATABASE_URL"] = os.environ.get(
         "KVA_TEST_DATABASE_URL", f"sqlite+aiosqlite:///{tmp / 'kva-e2e.sqlite3'}"
@@ -116,30 +78,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     env["KVA_DATA_DIR"] = str(tmp / "var")
     env["PYTHONUNBUFFERED"] = "1"
     log_path = tmp / "server.log"
-    cmd = [sys.executable, "-m", "kva", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    srv = Server(f"http://127.0.0.1:{port}", process, log_path)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"server exited with {process.returncode}:\n{srv.log_tail()}")
-            with contextlib.suppress(OSError):
-                status, body = srv.get("/healthz")
-                if status == 200 and body.strip().lower().startswith(b"ok"):
-                    break
-            if time.monotonic() > deadline:
-                pytest.fail(f"server not healthy after 60 s:\n{srv.log_tail()}")
-            time.sleep(0.2)
+    with serving(env, log_path) as srv:
         yield srv
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
 
 
 # ---------------------------------------------------------------------------------------------

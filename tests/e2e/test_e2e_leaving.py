@@ -9,91 +9,39 @@ server exactly as the fixture does, with ``KVA_DISCONNECT_GRACE=2``.
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from e2e_helpers import shot, tid
 from players_help import make_players, open_game, signed_in
+from servers import Server, serving
 
 pytestmark = pytest.mark.browser
 GRACE_S = 2
-ROOT = Path(__file__).resolve().parents[2]
 #: As the shared server's settings (no pauses before forced and bot moves), plus the grace.
 SHORT_ENV = {"KVA_SECRET_KEY": "e2e-short-grace-secret-key-0123456789abcdef",
              "KVA_FORCED_DELAY": "0", "KVA_BOT_DELAY": "0", "KVA_BROKER_URL": "",
              "KVA_DISCONNECT_GRACE": str(GRACE_S), "PYTHONUNBUFFERED": "1"}
 
 
-@dataclass
-class ShortServer:
-    """The second server: its base URL, process and log."""
-
-    base_url: str
-    process: subprocess.Popen[bytes]
-    log_path: Path
-
-    def log_tail(self) -> str:
-        return self.log_path.read_text(errors="replace")[-6000:]
-
-    def healthy(self) -> bool:
-        try:
-            with urllib.request.urlopen(self.base_url + "/healthz", timeout=5) as resp:
-                return bool(resp.status == 200)
-        except OSError:
-            return False
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
-def short_server(tmp_path_factory: pytest.TempPathFactory, server: Any) -> Iterator[ShortServer]:
+def short_server(tmp_path_factory: pytest.TempPathFactory, server: Any) -> Iterator[Server]:
     """A second ``kva serve`` with a two-second grace period (same database settings as the
     session's server, so ``make_players`` finds it the same way)."""
     tmp = Path(server.log_path).parent  # share the database file: make_players writes there
-    port = _free_port()
     env = {**os.environ, **SHORT_ENV}
     env["KVA_DATABASE_URL"] = os.environ.get(
         "KVA_TEST_DATABASE_URL", f"sqlite+aiosqlite:///{tmp / 'kva-e2e.sqlite3'}")
     env["KVA_DATA_DIR"] = str(tmp_path_factory.mktemp("kva-e2e-short") / "var")
     log_path = tmp_path_factory.mktemp("kva-e2e-short-log") / "server.log"
-    cmd = [sys.executable, "-m", "kva", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    srv = ShortServer(f"http://127.0.0.1:{port}", process, log_path)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"server exited with {process.returncode}:\n{srv.log_tail()}")
-            if srv.healthy():
-                break
-            if time.monotonic() > deadline:
-                pytest.fail(f"server not healthy after 60 s:\n{srv.log_tail()}")
-            time.sleep(0.2)
+    with serving(env, log_path) as srv:
         yield srv
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
 
 
 def test_opponent_leaves_countdown_then_claim_the_win(
-    new_context: Callable[..., Any], server: Any, short_server: ShortServer
+    new_context: Callable[..., Any], server: Any, short_server: Server
 ) -> None:
     a, b, match_id = make_players(server)
     ctx_a = signed_in(new_context, short_server, a, base_url=short_server.base_url)

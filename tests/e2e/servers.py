@@ -1,0 +1,81 @@
+"""Real ``kva serve`` processes for the browser tests: start one on a free port with the given
+environment, wait until ``/healthz`` answers, and stop it afterwards (a failure shows the end
+of its log)."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Server:
+    """A running server: its base URL, process and log."""
+
+    base_url: str
+    process: subprocess.Popen[bytes]
+    log_path: Path
+
+    def log_tail(self, chars: int = 6000) -> str:
+        """The end of the server's output, for failure messages."""
+        try:
+            return self.log_path.read_text(errors="replace")[-chars:]
+        except OSError:
+            return "(no server log)"
+
+    def get(self, path: str) -> tuple[int, bytes]:
+        """A plain HTTP GET (no browser): status and body."""
+        try:
+            with urllib.request.urlopen(self.base_url + path, timeout=10) as resp:
+                return resp.status, resp.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read()
+
+
+@contextlib.contextmanager
+def serving(env: dict[str, str], log_path: Path, timeout_s: float = 60) -> Iterator[Server]:
+    """``python -m kva serve`` with ``env`` on a free port, healthy, for the ``with`` block."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "kva", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    srv = Server(f"http://127.0.0.1:{port}", process, log_path)
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"server exited with {process.returncode}:\n{srv.log_tail()}")
+            with contextlib.suppress(OSError):
+                status, body = srv.get("/healthz")
+                if status == 200 and body.strip().lower().startswith(b"ok"):
+                    break
+            if time.monotonic() > deadline:
+                pytest.fail(f"server not healthy after {timeout_s:.0f} s:\n{srv.log_tail()}")
+            time.sleep(0.2)
+        yield srv
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
