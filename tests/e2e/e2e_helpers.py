@@ -30,11 +30,20 @@ def norm_tile(name: str) -> str:
     return f"{max(a, b)}-{min(a, b)}"
 
 
-def shot(page: Any, name: str, full_page: bool = False) -> Path:
-    """Save a screenshot of ``page`` as ``SHOTS/<name>.png`` (for a human to look at)."""
+def shot(page: Any, name: str, full_page: bool = False) -> Path | None:
+    """Save a screenshot of ``page`` as ``SHOTS/<name>.png`` for a human to look at.
+
+    Best effort: a page caught mid-navigation cannot be captured, and a picture for people must
+    never decide a test, so a failed capture is reported and skipped."""
+    from playwright.sync_api import Error as PlaywrightError
+
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=full_page)
+    try:
+        page.screenshot(path=str(path), full_page=full_page)
+    except PlaywrightError as exc:
+        print(f"screenshot {name} not taken: {exc.message.splitlines()[0]}")
+        return None
     return path
 
 

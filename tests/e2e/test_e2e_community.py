@@ -131,9 +131,9 @@ def test_quick_game_pairs_two_waiting_players(new_context: Callable[..., Any], s
         page.locator(tid("quick-game")).click()
         # The second may be paired, and sent on to the game, before its search page settles.
         page.wait_for_url(re.compile(r"/(quick\?|m/)"))
-    shot(pages[0], "community-04-quick-paired")
     for game in games:
         game.wait_ready()
+    shot(pages[0], "community-04-quick-paired")
     assert games[0].match_id == games[1].match_id
     assert sorted(g.view["player"] for g in games) == [0, 1]
     assert {g.view["target"] for g in games} == {355}
