@@ -20,10 +20,12 @@ def _assert_fits(page: Any, where: str) -> None:
     assert body_width <= WIDTH, f"{where}: body is {body_width} px wide (> {WIDTH})"
 
 
-#: Pairs of visible text boxes (outside the board drawing and transient notices) that overlap.
+#: Pairs of visible text boxes that overlap, outside the board drawing, transient notices and
+#: the result panels, which cover the board on purpose (a hand may end within the moves played).
 _OVERLAPS_JS = """() => {
   const leaves = [...document.querySelectorAll('body *')].filter(e =>
-    !e.closest('svg, [aria-live], [hidden], script, style, option, select') &&
+    !e.closest('svg, [aria-live], [hidden], script, style, option, select, ' +
+               '[data-testid="hand-result"], [data-testid="match-result"]') &&
     [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()) &&
     e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden');
   const boxes = leaves.map(e => {
