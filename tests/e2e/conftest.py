@@ -1,14 +1,11 @@
 """Browser end-to-end tests: the real server in a subprocess, driven through headless Chromium.
 
 The server is started once per session exactly as a user starts it (``python -m kva serve``)
-on a free port, with a throw-away SQLite file (or ``KVA_TEST_DATABASE_URL`` when the suite runs
-against PostgreSQL), a fixed secret key, and the pauses before forced moves and bot moves set to
-zero so a match plays out in seconds. Playwright drives Debian's ``/usr/bin/chromium``; nothing
-is ever downloaded (``scripts/install-browser.sh`` installs the browser). Without chromium the
-tests are skipped, loudly.
-
-Pages are read only through the ``data-testid`` hooks of ``docs/web-contract.md``; the helpers
-that read and drive them are in ``e2e_helpers.py``.
+on a free port, with a throw-away SQLite file (or, when ``KVA_TEST_DATABASE_URL`` is set, the
+session's fresh PostgreSQL database from ``tests/conftest.py``), a fixed secret key, and the
+pauses before forced moves and bot moves set to zero so a match plays out in seconds. Playwright
+drives Debian's ``/usr/bin/chromium``; nothing is ever downloaded (``scripts/install-browser.sh``
+installs the browser). Without chromium the tests are skipped, loudly.
 """
 
 from __future__ import annotations
@@ -66,15 +63,16 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 @pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def server(
+    tmp_path_factory: pytest.TempPathFactory, pg_database: str | None
+) -> Iterator[Server]:
     """``python -m kva serve`` on a free port with a fresh database; waits for ``/healthz``."""
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing: run scripts/install-browser.sh (browser tests)")
     tmp = tmp_path_factory.mktemp("kva-e2e")
     env = {**os.environ, **SERVER_ENV}
-    env["KVA_DATABASE_URL"] = os.environ.get(
-        "KVA_TEST_DATABASE_URL", f"sqlite+aiosqlite:///{tmp / 'kva-e2e.sqlite3'}"
-    )
+    # The session's fresh PostgreSQL database (tests/conftest.py), or a throw-away SQLite file.
+    env["KVA_DATABASE_URL"] = pg_database or f"sqlite+aiosqlite:///{tmp / 'kva-e2e.sqlite3'}"
     env["KVA_DATA_DIR"] = str(tmp / "var")
     env["PYTHONUNBUFFERED"] = "1"
     log_path = tmp / "server.log"

@@ -4,7 +4,6 @@ written straight into the server's database, each browser signed in by a session
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -22,8 +21,8 @@ from kva.storage.db import create_engine, session_factory  # noqa: E402
 
 
 def database_url(server: Any) -> str:
-    return os.environ.get("KVA_TEST_DATABASE_URL") or (
-        f"sqlite+aiosqlite:///{Path(server.log_path).parent / 'kva-e2e.sqlite3'}")
+    """The database the browser tests' server runs on."""
+    return str(server.database_url)
 
 
 #: Session tokens of the players ``make_players`` made, by user id (what their cookie carries).

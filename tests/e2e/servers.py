@@ -29,11 +29,12 @@ def free_port() -> int:
 
 @dataclass
 class Server:
-    """A running server: its base URL, process and log."""
+    """A running server: its base URL, process, log and the database it runs on."""
 
     base_url: str
     process: subprocess.Popen[bytes]
     log_path: Path
+    database_url: str
 
     def log_tail(self, chars: int = 6000) -> str:
         """The end of the server's output, for failure messages."""
@@ -53,12 +54,13 @@ class Server:
 
 @contextlib.contextmanager
 def serving(env: dict[str, str], log_path: Path, timeout_s: float = 60) -> Iterator[Server]:
-    """``python -m kva serve`` with ``env`` on a free port, healthy, for the ``with`` block."""
+    """``python -m kva serve`` with ``env`` (which names its ``KVA_DATABASE_URL``) on a free port,
+    healthy, for the ``with`` block."""
     port = free_port()
     cmd = [sys.executable, "-m", "kva", "serve", "--host", "127.0.0.1", "--port", str(port)]
     with log_path.open("wb") as log:
         process = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    srv = Server(f"http://127.0.0.1:{port}", process, log_path)
+    srv = Server(f"http://127.0.0.1:{port}", process, log_path, env["KVA_DATABASE_URL"])
     try:
         deadline = time.monotonic() + timeout_s
         while True:

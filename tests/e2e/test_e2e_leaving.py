@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,12 +27,10 @@ SHORT_ENV = {"KVA_SECRET_KEY": "e2e-short-grace-secret-key-0123456789abcdef",
 
 @pytest.fixture(scope="module")
 def short_server(tmp_path_factory: pytest.TempPathFactory, server: Any) -> Iterator[Server]:
-    """A second ``kva serve`` with a two-second grace period (same database settings as the
-    session's server, so ``make_players`` finds it the same way)."""
-    tmp = Path(server.log_path).parent  # share the database file: make_players writes there
+    """A second ``kva serve`` with a two-second grace period, on the session server's database
+    (``make_players`` writes the players there)."""
     env = {**os.environ, **SHORT_ENV}
-    env["KVA_DATABASE_URL"] = os.environ.get(
-        "KVA_TEST_DATABASE_URL", f"sqlite+aiosqlite:///{tmp / 'kva-e2e.sqlite3'}")
+    env["KVA_DATABASE_URL"] = server.database_url
     env["KVA_DATA_DIR"] = str(tmp_path_factory.mktemp("kva-e2e-short") / "var")
     log_path = tmp_path_factory.mktemp("kva-e2e-short-log") / "server.log"
     with serving(env, log_path) as srv:
