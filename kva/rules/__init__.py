@@ -28,7 +28,7 @@ from kva.rules.codes import (
     play_code,
 )
 from kva.rules.hand import DOMINO, FISH, HandState, IllegalAction
-from kva.rules.match import TARGETS, Deal, HandResult, Match, MatchOver, PlayedHand, shuffled_deal
+from kva.rules.match import Deal, HandResult, Match, MatchOver, PlayedHand, shuffled_deal
 from kva.rules.record import (
     FORMAT,
     RecordError,
@@ -38,10 +38,15 @@ from kva.rules.record import (
     verify_record,
     write_record,
 )
+from kva.rules.settings import BAZAAR_RULES, TARGETS, BadSettings, BazaarRule, MatchSettings
 from kva.rules.tiles import TILE_COUNT, TILE_NAME, parse_tile, tile_name
 from kva.rules.view import BoardView, HandSummary, PlayerView, PublicMove, determinize, player_view
 
 __all__ = [
+    "BAZAAR_RULES",
+    "BadSettings",
+    "BazaarRule",
+    "MatchSettings",
     "DOMINO",
     "DRAW",
     "END_NAMES",

@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from typing import Final, Literal, Protocol
 
 from kva.rules.hand import HandState, IllegalAction
+from kva.rules.settings import BazaarRule, MatchSettings
 from kva.rules.tiles import DOUBLE_OF, TILE_COUNT, mask_of
 
-TARGETS: Final = (75, 175, 255, 355)
-BazaarRule = Literal["draw", "pass-only"]
 ForfeitReason = Literal["resign", "timeout", "abandon"]
 FORFEIT_REASONS: Final = ("resign", "timeout", "abandon")
 
@@ -94,10 +93,7 @@ class Match:
         *,
         deals: list[Deal] | None = None,
     ) -> None:
-        if target not in TARGETS:
-            raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
-        if bazaar not in ("draw", "pass-only"):
-            raise ValueError(f"bazaar must be 'draw' or 'pass-only', not {bazaar!r}")
+        MatchSettings(target, bazaar)  # raises BadSettings (a ValueError) naming the field
         if rng is None and deals is None:
             rng = random.SystemRandom()
         self.target = target

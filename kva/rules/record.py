@@ -14,7 +14,8 @@ from typing import Any, Final
 
 from kva.rules.codes import DRAW, END_INDEX, END_NAMES, OPEN_BASE, PASS, open_code, play_code
 from kva.rules.hand import IllegalAction
-from kva.rules.match import FORFEIT_REASONS, TARGETS, Deal, Match, RandomSource, highest_double
+from kva.rules.match import FORFEIT_REASONS, Deal, Match, RandomSource, highest_double
+from kva.rules.settings import TARGETS
 from kva.rules.tiles import TILE_COUNT, TILE_ID, TILE_LOW, TILE_NAME, parse_halves, tile_name
 
 FORMAT: Final = "georgian-domino/1"

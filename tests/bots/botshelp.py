@@ -6,8 +6,7 @@ import random
 from collections.abc import Iterator
 
 from kva.bots.simple import view_greedy
-from kva.rules import Deal, IllegalAction, Match, PlayerView, player_view
-from kva.rules.match import TARGETS
+from kva.rules import TARGETS, Deal, IllegalAction, Match, PlayerView, player_view
 from kva.rules.tiles import tiles_of
 
 

@@ -7,8 +7,7 @@ import random
 import pytest
 from ruleshelp import random_match
 
-from kva.rules import IllegalAction, Match, MatchOver, verify_record, write_record
-from kva.rules.match import TARGETS
+from kva.rules import TARGETS, IllegalAction, Match, MatchOver, verify_record, write_record
 
 
 # ------------------------------------------------------------------ targets
