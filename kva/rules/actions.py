@@ -12,32 +12,27 @@ from typing import Any
 
 from kva.rules.codes import DRAW, END_INDEX, END_NAMES, OPEN_BASE, PASS, code_tile
 from kva.rules.hand import IllegalAction
-from kva.rules.tiles import TILE_NAME, parse_tile
+from kva.rules.moves import code_parts
+from kva.rules.tiles import TILE_NAME, parse_tile, tile_name
 
 
 def describe_action(code: int, first: int | None = None) -> str:
     """``open 6-6``, ``6-4 on R``, ``draw``, ``pass``; ``first`` orients the tile's halves."""
-    from kva.rules.tiles import tile_name
-
-    if code == DRAW:
-        return "draw"
-    if code == PASS:
-        return "pass"
-    name = tile_name(code_tile(code), first)
-    if code >= OPEN_BASE:
-        return f"open {name}"
-    return f"{name} on {END_NAMES[code & 3]}"
+    kind, tile, end = code_parts(code)
+    if tile is None:
+        return kind
+    name = tile_name(tile, first)
+    return f"open {name}" if end is None else f"{name} on {end}"
 
 
 def action_to_json(code: int) -> dict[str, Any]:
     """The JSON form of a legal action code (what the server offers a client)."""
-    if code == DRAW:
-        return {"type": "draw"}
-    if code == PASS:
-        return {"type": "pass"}
-    if code >= OPEN_BASE:
-        return {"type": "play", "tile": TILE_NAME[code_tile(code)]}
-    return {"type": "play", "tile": TILE_NAME[code >> 2], "end": END_NAMES[code & 3]}
+    kind, tile, end = code_parts(code)
+    if tile is None:
+        return {"type": kind}
+    if end is None:
+        return {"type": "play", "tile": TILE_NAME[tile]}
+    return {"type": "play", "tile": TILE_NAME[tile], "end": end}
 
 
 def action_from_json(message: Any, legal: list[int] | tuple[int, ...]) -> int:

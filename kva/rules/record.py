@@ -12,11 +12,12 @@ import json
 from collections import Counter
 from typing import Any, Final
 
-from kva.rules.codes import DRAW, END_INDEX, END_NAMES, OPEN_BASE, PASS, open_code, play_code
+from kva.rules.codes import DRAW, END_INDEX, OPEN_BASE, PASS, open_code, play_code
 from kva.rules.hand import IllegalAction
 from kva.rules.match import FORFEIT_REASONS, Deal, Match, RandomSource, highest_double
+from kva.rules.moves import move_to_record
 from kva.rules.settings import TARGETS
-from kva.rules.tiles import TILE_COUNT, TILE_ID, TILE_LOW, TILE_NAME, parse_halves, tile_name
+from kva.rules.tiles import TILE_COUNT, TILE_ID, TILE_LOW, TILE_NAME, parse_halves
 
 FORMAT: Final = "georgian-domino/1"
 
@@ -32,22 +33,6 @@ class RecordError(ValueError):
 
 
 # --------------------------------------------------------------------------- writing
-def _move_json(p: int, code: int, x: int, points: int, ends_sum: int) -> dict[str, Any]:
-    if code == DRAW:
-        return {"p": p, "draw": TILE_NAME[x]}
-    if code == PASS:
-        return {"p": p, "pass": True}
-    if code >= OPEN_BASE:
-        return {"p": p, "play": tile_name((code - OPEN_BASE) >> 1, x), "points": points}
-    return {
-        "p": p,
-        "play": tile_name(code >> 2, x),
-        "end": END_NAMES[code & 3],
-        "points": points,
-        "ends_sum": ends_sum,
-    }
-
-
 def write_record(
     match: Match,
     players: list[dict[str, Any]] | None = None,
@@ -64,7 +49,7 @@ def write_record(
                 "hands": [[TILE_NAME[t] for t in played.deal.hands[p]] for p in (0, 1)],
                 "bazaar": [TILE_NAME[t] for t in played.deal.bazaar],
             },
-            "moves": [_move_json(*entry) for entry in played.state.log],
+            "moves": [move_to_record(entry) for entry in played.state.log],
         }
         if played.result is not None and played.score_after is not None:
             result: dict[str, Any] = {

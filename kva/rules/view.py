@@ -10,14 +10,12 @@ which is how a bot searches without ever being handed the real state.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
-from kva.rules.codes import DRAW, END_NAMES, OPEN_BASE, PASS
+from kva.rules.codes import DRAW, OPEN_BASE
 from kva.rules.hand import DRAWABLE, HandState
 from kva.rules.match import Match, PlayedHand
+from kva.rules.moves import MoveKind, code_parts
 from kva.rules.tiles import NUMBER_MASK, TILE_BIT, TILE_COUNT, mask_of, tiles_of
-
-MoveKind = Literal["open", "play", "draw", "pass"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,20 +133,14 @@ def hand_moves(
     for p, code, x, points, ends_sum in played.state.log:
         open_numbers = tuple(sorted({n for n in replay.ask if n >= 0}))
         replay.apply_unchecked(code)
-        if code == DRAW:
+        kind, tile, end = code_parts(code)
+        if kind == "draw":
             shown = x if viewer == p or reveal_draws else None
-            moves.append(PublicMove(p, "draw", shown, None, None, 0, None, open_numbers))
-        elif code == PASS:
-            moves.append(PublicMove(p, "pass", None, None, None, 0, None, open_numbers))
-        elif code >= OPEN_BASE:
-            tile = (code - OPEN_BASE) >> 1
-            moves.append(PublicMove(p, "open", tile, None, x, points, ends_sum, open_numbers))
+            moves.append(PublicMove(p, kind, shown, None, None, 0, None, open_numbers))
+        elif kind == "pass":
+            moves.append(PublicMove(p, kind, None, None, None, 0, None, open_numbers))
         else:
-            moves.append(
-                PublicMove(
-                    p, "play", code >> 2, END_NAMES[code & 3], x, points, ends_sum, open_numbers
-                )
-            )
+            moves.append(PublicMove(p, kind, tile, end, x, points, ends_sum, open_numbers))
     return tuple(moves)
 
 

@@ -10,19 +10,9 @@ from typing import Any
 
 from kva.rules.actions import action_to_json
 from kva.rules.codes import END_NAMES
+from kva.rules.moves import public_move_to_json
 from kva.rules.tiles import DOUBLE_OF, IS_DOUBLE, OTHER_HALF, TILE_NAME
-from kva.rules.view import PlayerView, PublicMove
-
-
-def _move(move: PublicMove) -> dict[str, Any]:
-    return {
-        "p": move.player,
-        "kind": move.kind,
-        "tile": TILE_NAME[move.tile] if move.tile is not None else None,
-        "end": move.end,
-        "points": move.points,
-        "ends_sum": move.ends_sum,
-    }
+from kva.rules.view import PlayerView
 
 
 def view_to_json(view: PlayerView) -> dict[str, Any]:
@@ -88,7 +78,7 @@ def view_to_json(view: PlayerView) -> dict[str, Any]:
             "opening": opening,
             "lines": lines,
         },
-        "moves": [_move(m) for m in view.moves],
+        "moves": [public_move_to_json(m) for m in view.moves],
         "legal": [action_to_json(c) for c in view.legal],
         "previous": [
             {

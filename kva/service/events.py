@@ -9,24 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from kva.rules import DRAW, PASS, Match
-from kva.rules.codes import END_NAMES, OPEN_BASE
-from kva.rules.tiles import TILE_NAME, tile_name
+from kva.rules import Match
+from kva.rules.moves import move_to_json
 
 Event = dict[str, Any]
 
 
 def move_event(p: int, code: int, x: int, points: int, ends_sum: int) -> Event:
     """The full event of one log entry ``(player, code, x, points, ends_sum)``."""
-    if code == DRAW:
-        return {"kind": "draw", "p": p, "tile": TILE_NAME[x]}
-    if code == PASS:
-        return {"kind": "pass", "p": p}
-    if code >= OPEN_BASE:
-        return {"kind": "open", "p": p, "tile": tile_name((code - OPEN_BASE) >> 1, x),
-                "points": points}
-    return {"kind": "play", "p": p, "tile": tile_name(code >> 2, x), "end": END_NAMES[code & 3],
-            "points": points, "ends_sum": ends_sum}
+    return move_to_json((p, code, x, points, ends_sum))
 
 
 def action_event(match: Match, hand_index: int) -> Event:
