@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
 
 
 def ensure_sqlite_dir(url: str) -> None:
@@ -21,7 +27,9 @@ def create_engine(url: str) -> AsyncEngine:
     commit survives a killed process) and a busy timeout, so two processes can share a file."""
     ensure_sqlite_dir(url)
     is_sqlite = make_url(url).get_backend_name() == "sqlite"
-    kwargs: dict = {"connect_args": {"timeout": 30}} if is_sqlite else {"pool_pre_ping": True}
+    kwargs: dict[str, Any] = (
+        {"connect_args": {"timeout": 30}} if is_sqlite else {"pool_pre_ping": True}
+    )
     engine = create_async_engine(url, **kwargs)
     if is_sqlite:
 
@@ -36,6 +44,6 @@ def create_engine(url: str) -> AsyncEngine:
     return engine
 
 
-def session_factory(engine: AsyncEngine) -> async_sessionmaker:
+def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     """Sessions that keep loaded objects usable after commit."""
     return async_sessionmaker(engine, expire_on_commit=False)

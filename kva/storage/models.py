@@ -8,6 +8,7 @@ the whole ``georgian-domino/1`` record (in progress or finished) with an optimis
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import (
     JSON,
@@ -18,6 +19,7 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -70,12 +72,27 @@ class MatchRow(Base):
     seat0_bot: Mapped[str | None] = mapped_column(String(32), nullable=True)
     seat1_bot: Mapped[str | None] = mapped_column(String(32), nullable=True)
     version: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
-    record: Mapped[dict] = mapped_column(JSON, nullable=False)
+    record: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
     winner: Mapped[int | None] = mapped_column(Integer, nullable=True)
     end_reason: Mapped[str | None] = mapped_column(String(16), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: Only its players and visitors who gave its table's password may watch it (a password
+    #: table, and the rematches that follow one): see :class:`WatchGrant`.
+    private: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False,
+                                          server_default=false())
+
+
+class WatchGrant(Base):
+    """A visitor who may watch a private match: they gave its table's password (or watched the
+    match it is a rematch of). Stored, so every process honours it."""
+
+    __tablename__ = "watch_grants"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class TableRow(Base):

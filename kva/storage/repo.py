@@ -10,14 +10,14 @@ import secrets
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import CursorResult, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from kva.storage.models import MatchRow, TableRow, User, utcnow
+from kva.storage.models import MatchRow, TableRow, User, WatchGrant, utcnow
 
 
-async def create_guest(sessions: async_sessionmaker) -> User:
+async def create_guest(sessions: async_sessionmaker[AsyncSession]) -> User:
     """Create and commit a guest user named ``guest-NNNN`` (more digits if the name is taken)."""
     for attempt in range(12):
         digits = 4 + attempt // 3
@@ -86,12 +86,12 @@ async def save_match_state(
     }
     if seat1_user_id is not None:
         values["seat1_user_id"] = seat1_user_id
-    result = await session.execute(
+    result: CursorResult[Any] = await session.execute(  # type: ignore[assignment]
         update(MatchRow)
         .where(MatchRow.id == match_id, MatchRow.version == expected_version)
         .values(**values)
     )
-    return result.rowcount == 1  # type: ignore[attr-defined]
+    return result.rowcount == 1
 
 
 async def table_by_token(session: AsyncSession, token: str) -> TableRow | None:
@@ -120,3 +120,22 @@ async def matches_of_user(session: AsyncSession, user_id: int, limit: int = 20) 
         .limit(limit)
     )
     return list(rows)
+
+
+async def has_watch_grant(session: AsyncSession, match_id: str, user_id: int) -> bool:
+    """Whether ``user_id`` may watch the private match ``match_id`` (gave its password)."""
+    return await session.get(WatchGrant, (match_id, user_id)) is not None
+
+
+async def grant_watch(session: AsyncSession, match_id: str, user_id: int) -> None:
+    """Let ``user_id`` watch the private match ``match_id`` (nothing changes if they may)."""
+    if not await has_watch_grant(session, match_id, user_id):
+        session.add(WatchGrant(match_id=match_id, user_id=user_id))
+
+
+async def copy_watch_grants(session: AsyncSession, from_match: str, to_match: str) -> None:
+    """Whoever may watch ``from_match`` may watch ``to_match`` (its rematch)."""
+    users = await session.scalars(select(WatchGrant.user_id)
+                                  .where(WatchGrant.match_id == from_match))
+    for user_id in users:
+        session.add(WatchGrant(match_id=to_match, user_id=user_id))
