@@ -8,6 +8,7 @@ here; players, bots and the web tier see :meth:`Match.view`.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final, Literal, Protocol
 
@@ -92,15 +93,20 @@ class Match:
         rng: RandomSource | None = None,
         *,
         deals: list[Deal] | None = None,
+        dealer: Callable[[int, int], Deal] | None = None,
     ) -> None:
         MatchSettings(target, bazaar)  # raises BadSettings (a ValueError) naming the field
-        if rng is None and deals is None:
+        if rng is None and deals is None and dealer is None:
             rng = random.SystemRandom()
         self.target = target
         self.bazaar: BazaarRule = bazaar
         self.pass_only = bazaar == "pass-only"
         self._rng = rng
         self._deals = list(deals) if deals is not None else None
+        #: ``dealer(hand_index, redeal_index) -> Deal`` deals every hand past ``deals`` (before
+        #: ``rng``): hand_index is 0-based, redeal_index counts the first hand's redeals (0 for
+        #: every other hand). kva.rules.fair.FairDealer is one.
+        self._dealer = dealer
         self.scores = [0, 0]
         self.hands: list[PlayedHand] = []
         self.over = False
@@ -109,17 +115,21 @@ class Match:
         self._start_hand(opener=None)
 
     # ----------------------------------------------------------------- dealing
-    def _next_deal(self) -> Deal:
+    def _next_deal(self, redeal: int = 0) -> Deal:
         if self._deals is not None and len(self.hands) < len(self._deals):
             return self._deals[len(self.hands)]
+        if self._dealer is not None:
+            return self._dealer(len(self.hands), redeal)
         if self._rng is None:
             raise IndexError("no deal given for this hand")
         return shuffled_deal(self._rng)
 
     def _start_hand(self, opener: int | None) -> None:
         forced = -1
+        redeal = 0
         while True:
-            deal = self._next_deal()
+            deal = self._next_deal(redeal)
+            redeal += 1
             if opener is not None:
                 break
             found = highest_double(deal)

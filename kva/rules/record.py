@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any, Final
 
 from kva.rules.codes import DRAW, END_INDEX, OPEN_BASE, PASS, open_code, play_code
+from kva.rules.fair import Dealer, verify_fair
 from kva.rules.hand import IllegalAction
 from kva.rules.match import FORFEIT_REASONS, Deal, Match, RandomSource, highest_double
 from kva.rules.moves import move_to_record
@@ -160,11 +161,19 @@ def _action_code(move: Any, where: str, opening: bool) -> int:
     return play_code(tile, END_INDEX[end])
 
 
-def read_record(doc: Any, *, complete: bool = True, rng: RandomSource | None = None) -> Match:
+def read_record(
+    doc: Any,
+    *,
+    complete: bool = True,
+    rng: RandomSource | None = None,
+    dealer: Dealer | None = None,
+) -> Match:
     """Replay ``doc`` through the engine, checking every rule, and return the match.
 
     With ``complete=False`` a match in progress is accepted (its last hand without a result);
-    later hands are then dealt from ``rng``. Raises :class:`RecordError` at the first problem.
+    later hands are then dealt from ``dealer`` (a kva-fair/1 ``FairDealer``) or else ``rng``.
+    When ``meta.fair`` is present its commitment, seeds and every deal are checked too
+    (:func:`kva.rules.fair.verify_fair`). Raises :class:`RecordError` at the first problem.
     """
     if not isinstance(doc, dict):
         raise RecordError("", "a record must be a JSON object")
@@ -179,11 +188,14 @@ def read_record(doc: Any, *, complete: bool = True, rng: RandomSource | None = N
     if not isinstance(hands, list) or not hands:
         raise RecordError("hands", "must be a non-empty list")
     deals = [_deal(hand, f"hands[{i}]") for i, hand in enumerate(hands)]
+    unfair = verify_fair(doc, deals, complete=complete)
+    if unfair is not None:
+        raise RecordError(unfair.where, unfair.problem)
     first = highest_double(deals[0])
     if first is None:
         raise RecordError("hands[0].deal", "nobody holds a double: the first deal must be redealt")
     try:
-        match = Match(target, bazaar, rng, deals=deals)
+        match = Match(target, bazaar, rng, deals=deals, dealer=dealer)
     except ValueError as exc:  # pragma: no cover - checked above
         raise RecordError("hands[0]", str(exc)) from None
     for i, hand in enumerate(hands):
