@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -123,7 +125,30 @@ def test_show_rejects_a_bad_record(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 def test_bench_engine_prints_table_and_summary_line(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("dominoes")
     assert main(["bench", "engine", "--seconds", "0.3"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[-1].startswith("engine: ")
     assert "hands/s" in lines[-1] and "dominoes)" in lines[-1]
+
+
+def test_bench_engine_without_dominoes_prints_its_own_figure_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A plain install has no ``dominoes`` (a dev extra): kva's figure, comparison skipped."""
+    from kva.commands import bench
+
+    monkeypatch.setitem(sys.modules, "dominoes", None)  # ``import dominoes`` -> ImportError
+
+    def must_not_run(hands: int, seed: int) -> int:
+        raise AssertionError("the dominoes comparison ran without the package")
+
+    monkeypatch.setattr(bench, "dominoes_random_games", must_not_run)
+    assert main(["bench", "engine", "--seconds", "0.1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("comparison skipped: the 'dominoes' package is not installed")
+               for line in lines)
+    assert [line.split()[0] for line in lines[1:-1]] == ["engine", "kva"]
+    assert re.fullmatch(r"engine: [\d,]+ hands/s \(no comparison: dominoes not installed\)",
+                        lines[-1])
+    assert int(lines[-1].split()[1].replace(",", "")) > 0
