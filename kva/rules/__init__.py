@@ -27,7 +27,7 @@ from kva.rules.codes import (
     open_code,
     play_code,
 )
-from kva.rules.hand import DOMINO, FISH, HandState, IllegalAction
+from kva.rules.hand import DOMINO, FISH, HandState, IllegalAction, LogEntry
 from kva.rules.match import Deal, HandResult, Match, MatchOver, PlayedHand, shuffled_deal
 from kva.rules.record import (
     FORMAT,
@@ -64,6 +64,7 @@ __all__ = [
     "HandSummary",
     "IllegalAction",
     "L",
+    "LogEntry",
     "Match",
     "MatchOver",
     "PlayedHand",

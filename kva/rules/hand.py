@@ -7,7 +7,7 @@ bitmask, an action an int code (see :mod:`kva.rules.codes`). ``Match`` wraps han
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final, TypeAlias
 
 from kva.rules.codes import DRAW, END_NAMES, OPEN_BASE, PASS, D, L, R, U
 from kva.rules.tiles import (
@@ -15,12 +15,17 @@ from kva.rules.tiles import (
     NUMBER_MASK,
     OTHER_HALF,
     TILE_BIT,
+    TILE_COUNT,
     TILE_HIGH,
     TILE_ID,
     TILE_LOW,
     TILE_PIPS,
+    mask_of,
     round_up_to_five,
 )
+
+if TYPE_CHECKING:
+    from kva.rules.match import Deal
 
 #: Drawable bazaar tiles: the last two of the 14 are protected and never drawn.
 DRAWABLE: Final = 12
@@ -34,6 +39,13 @@ DOMINO: Final = "domino"
 FISH: Final = "fish"
 
 _NO_END = -1
+_OPEN_END: Final = OPEN_BASE + 2 * TILE_COUNT  # one past the last opening code
+
+#: One entry of a hand's log: ``(player, code, x, points, ends_sum)``. For a placement ``x`` is
+#: the touching half (for the opening, the half on ``L``), for a draw the drawn tile, for a
+#: pass -1; ``points`` are what the action scored, ``ends_sum`` the open-ends sum after a
+#: placement (-1 after a draw or a pass). A plain tuple, for speed.
+LogEntry: TypeAlias = tuple[int, int, int, int, int]
 
 
 class IllegalAction(ValueError):
@@ -43,8 +55,7 @@ class IllegalAction(ValueError):
 class HandState:
     """The full (hidden-information) state of one hand.
 
-    Log entries are tuples ``(player, code, x, points, ends_sum)``: for a placement ``x`` is the
-    touching half (for the opening, the half on ``L``), for a draw the drawn tile, for a pass -1.
+    Its ``log`` lists :data:`LogEntry` tuples ``(player, code, x, points, ends_sum)``.
     """
 
     __slots__ = (
@@ -116,8 +127,41 @@ class HandState:
         self.end: str | None = None
         self.winner: int | None = None
         self.end_points = 0
-        self.log: list[tuple[int, int, int, int, int]] = []
+        self.log: list[LogEntry] = []
         self._opening_side = -1  # the main side covered first on an opening stavka
+
+    @classmethod
+    def from_deal(
+        cls, deal: Deal, opener: int, *, pass_only: bool = False, forced_opening: int = -1
+    ) -> HandState:
+        """The hand dealt ``deal`` (7 tiles each, the bazaar in draw order), ``opener`` to
+        open; ``forced_opening`` is the double the first hand of a match must open with."""
+        return cls(
+            (mask_of(deal.hands[0]), mask_of(deal.hands[1])),
+            list(deal.bazaar),
+            opener,
+            pass_only=pass_only,
+            forced_opening=forced_opening,
+        )
+
+    def __repr__(self) -> str:
+        held = f"held={self.hands[0].bit_count()}:{self.hands[1].bit_count()}"
+        points = f"points={self.points[0]}:{self.points[1]}"
+        if self.over:
+            winner = "nobody" if self.winner is None else self.winner
+            return (
+                f"<HandState over {self.end} winner={winner} end_points={self.end_points} "
+                f"{held} {points}>"
+            )
+        ends = " ".join(f"{END_NAMES[e]}={self.ask[e]}" for e in (L, R, U, D) if self.ask[e] >= 0)
+        board = f" {ends} ends_sum={self.ends_sum()}" if self.placed else ""
+        pending = f" pending={TILE_LOW[self.pending]}-{TILE_HIGH[self.pending]}" * (
+            self.pending >= 0
+        )
+        return (
+            f"<HandState turn={self.turn} placed={self.placed}{board} {held} "
+            f"drawable={self.drawable_count()}{pending} {points}>"
+        )
 
     # ----------------------------------------------------------------- legal actions
     def legal_codes(self) -> list[int]:
@@ -150,22 +194,22 @@ class HandState:
                     m ^= low
         return codes
 
-    def is_legal(self, code: int) -> bool:
-        """Whether ``code`` is legal now, without building the whole list."""
-        return code in self.legal_codes()
-
     # ----------------------------------------------------------------- applying
     def apply(self, code: int) -> None:
         """Apply a legal action; raise :class:`IllegalAction` (state unchanged) otherwise."""
         if self.over:
             raise IllegalAction("the hand is over")
+        if type(code) is not int:
+            raise IllegalAction(f"no action has code {code!r}")
         if code in (DRAW, PASS):
             if code not in self.legal_codes():
                 raise IllegalAction(_why_not_draw_or_pass(self, code))
-        elif code >= OPEN_BASE:
+        elif OPEN_BASE <= code < _OPEN_END:
             tile = (code - OPEN_BASE) >> 1
             if self.placed or OPEN_BASE + 2 * tile not in self.legal_codes():
                 raise IllegalAction(_why_not_open(self, tile))
+        elif not 0 <= code < OPEN_BASE:
+            raise IllegalAction(f"no action has code {code!r}")
         elif code not in self.legal_codes():
             raise IllegalAction(_why_not_play(self, code >> 2, code & 3))
         self.apply_unchecked(code)

@@ -14,7 +14,7 @@ from typing import Final, Literal, Protocol
 
 from kva.rules.hand import HandState, IllegalAction
 from kva.rules.settings import BazaarRule, MatchSettings
-from kva.rules.tiles import DOUBLE_OF, TILE_COUNT, mask_of
+from kva.rules.tiles import DOUBLE_OF, TILE_COUNT
 
 ForfeitReason = Literal["resign", "timeout", "abandon"]
 FORFEIT_REASONS: Final = ("resign", "timeout", "abandon")
@@ -114,6 +114,16 @@ class Match:
         self.forfeit_reason: str | None = None
         self._start_hand(opener=None)
 
+    def __repr__(self) -> str:
+        head = (
+            f"<Match target={self.target} {self.bazaar} hand={len(self.hands)} "
+            f"score={self.scores[0]}:{self.scores[1]}"
+        )
+        if not self.over:
+            return f"{head} turn={self.hand.turn}>"
+        reason = f" {self.forfeit_reason}" if self.forfeit_reason is not None else ""
+        return f"{head} over winner={self.winner}{reason}>"
+
     # ----------------------------------------------------------------- dealing
     def _next_deal(self, redeal: int = 0) -> Deal:
         if self._deals is not None and len(self.hands) < len(self._deals):
@@ -138,13 +148,7 @@ class Match:
                 break
             if self._deals is not None:
                 raise ValueError("the first hand's deal gives nobody a double (it must be redealt)")
-        state = HandState(
-            (mask_of(deal.hands[0]), mask_of(deal.hands[1])),
-            list(deal.bazaar),
-            opener,
-            pass_only=self.pass_only,
-            forced_opening=forced,
-        )
+        state = HandState.from_deal(deal, opener, pass_only=self.pass_only, forced_opening=forced)
         self.hands.append(PlayedHand(opener, deal, state))
 
     # ----------------------------------------------------------------- play
@@ -175,7 +179,10 @@ class Match:
         self._after_action()
 
     def apply_unchecked(self, code: int) -> None:
-        """Apply a code known to be legal (self-play and replays)."""
+        """Apply a code known to be legal (self-play and replays); a finished match still raises
+        :class:`MatchOver`."""
+        if self.over:
+            raise MatchOver("the match is over")
         self.hand.apply_unchecked(code)
         self._after_action()
 

@@ -1,10 +1,11 @@
 """One move encoder: a log entry or an action code as JSON, in one place.
 
-A hand's log holds :data:`LogEntry` tuples ``(player, code, x, points, ends_sum)``: for a
-placement ``x`` is the touching half (for the opening, the half on ``L``), for a draw the drawn
-tile, for a pass -1. :func:`move_to_json` writes one as the event the WebSocket sends; the record
-form (:func:`move_to_record`) is derived from it. :func:`code_parts` is the one decoder of an
-action code into kind, tile and end, which the actions, the views and the encoder share.
+A hand's log holds :data:`~kva.rules.hand.LogEntry` tuples ``(player, code, x, points,
+ends_sum)``: for a placement ``x`` is the touching half (for the opening, the half on ``L``),
+for a draw the drawn tile, for a pass -1. :func:`move_to_json` writes one as the event the
+WebSocket sends; the record form (:func:`move_to_record`) is derived from it.
+:func:`code_parts` is the one decoder of an action code into kind, tile and end, which the
+actions, the views and the encoder share.
 
 >>> from kva.rules.codes import DRAW, open_code, play_code
 >>> from kva.rules.tiles import TILE_ID
@@ -21,16 +22,15 @@ action code into kind, tile and end, which the actions, the views and the encode
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal
 
 from kva.rules.codes import DRAW, END_NAMES, OPEN_BASE, PASS
+from kva.rules.hand import LogEntry
 from kva.rules.tiles import TILE_COUNT, TILE_NAME, tile_name
 
 if TYPE_CHECKING:
     from kva.rules.view import PublicMove
 
-#: One entry of a hand's log: ``(player, code, x, points, ends_sum)`` (a plain tuple, for speed).
-LogEntry: TypeAlias = tuple[int, int, int, int, int]
 MoveKind = Literal["open", "play", "draw", "pass"]
 
 

@@ -11,14 +11,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kva.rules.codes import DRAW, OPEN_BASE
+from kva.rules.codes import DRAW, END_NAMES, OPEN_BASE
 from kva.rules.hand import DRAWABLE, HandState
 from kva.rules.match import Match, PlayedHand
 from kva.rules.moves import MoveKind, code_parts
-from kva.rules.tiles import NUMBER_MASK, TILE_BIT, TILE_COUNT, mask_of, tiles_of
+from kva.rules.tiles import (
+    NUMBER_MASK,
+    TILE_BIT,
+    TILE_COUNT,
+    TILE_NAME,
+    mask_of,
+    tile_name,
+    tiles_of,
+)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class PublicMove:
     """One action as a given viewer may see it.
 
@@ -36,8 +44,20 @@ class PublicMove:
     ends_sum: int | None
     open_numbers: tuple[int, ...]
 
+    def __repr__(self) -> str:
+        tile = "?" if self.tile is None else tile_name(self.tile, self.first)
+        if self.kind == "pass":
+            return f"<PublicMove p={self.player} pass>"
+        if self.kind == "draw":
+            return f"<PublicMove p={self.player} draw {tile}>"
+        where = f" on {self.end}" if self.end is not None else ""
+        return (
+            f"<PublicMove p={self.player} {self.kind} {tile}{where} points={self.points} "
+            f"ends_sum={self.ends_sum}>"
+        )
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, repr=False)
 class BoardView:
     """The board: what each end asks and counts, the stavka, and the lines of tiles laid out.
 
@@ -56,8 +76,17 @@ class BoardView:
     opening: tuple[int, int] | None
     lines: tuple[tuple[tuple[int, int], ...], ...]
 
+    def __repr__(self) -> str:
+        if self.opening is None:
+            return "<BoardView empty>"
+        ends = " ".join(f"{END_NAMES[e]}={n}" for e, n in enumerate(self.ask) if n >= 0)
+        stavka = ""
+        if self.stavka >= 0:
+            stavka = f" stavka={self.stavka}" + (" closed" if self.stavka_closed else "")
+        return f"<BoardView {ends} ends_sum={self.ends_sum}{stavka}>"
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, repr=False)
 class HandSummary:
     """A finished hand as everyone may see it afterwards: the tiles left in hand are revealed."""
 
@@ -70,8 +99,16 @@ class HandSummary:
     score_after: tuple[int, int]
     left_in_hand: tuple[tuple[int, ...], tuple[int, ...]]
 
+    def __repr__(self) -> str:
+        winner = "nobody" if self.winner is None else self.winner
+        reason = f" {self.reason}" if self.reason is not None else ""
+        return (
+            f"<HandSummary hand={self.number} {self.end}{reason} winner={winner} "
+            f"points={self.points} score={self.score_after[0]}:{self.score_after[1]}>"
+        )
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, repr=False)
 class PlayerView:
     """Everything ``player`` may know now (``player`` None: a spectator)."""
 
@@ -114,6 +151,19 @@ class PlayerView:
                 seen |= TILE_BIT[move.tile]
         return ((1 << TILE_COUNT) - 1) & ~seen
 
+    def __repr__(self) -> str:
+        who = "spectator" if self.player is None else self.player
+        state = f"turn={self.turn}" if not self.over else f"over winner={self.winner}"
+        held = " ".join(TILE_NAME[t] for t in self.hand)
+        holds = f" holds={held}" if self.player is not None else ""
+        return (
+            f"<PlayerView player={who} hand={self.hand_number} {state} "
+            f"score={self.scores[0]}:{self.scores[1]}{holds} "
+            f"counts={self.hand_counts[0]}:{self.hand_counts[1]} "
+            f"drawable={self.drawable_count} ends_sum={self.board.ends_sum} "
+            f"legal={len(self.legal)}>"
+        )
+
 
 def hand_moves(
     played: PlayedHand, viewer: int | None, *, reveal_draws: bool = False
@@ -121,10 +171,8 @@ def hand_moves(
     """The hand's log as ``viewer`` may see it, replayed through the engine so that each move
     knows which numbers the ends asked before it. ``reveal_draws`` shows every drawn tile (for
     a finished match's replay, which is public)."""
-    deal = played.deal
-    replay = HandState(
-        (mask_of(deal.hands[0]), mask_of(deal.hands[1])),
-        list(deal.bazaar),
+    replay = HandState.from_deal(
+        played.deal,
         played.opener,
         pass_only=played.state.pass_only,
         forced_opening=played.state.forced_opening,

@@ -80,12 +80,8 @@ def state_of(
     deal: Deal, opener: int, *, pass_only: bool = False, forced: str | None = None
 ) -> HandState:
     """A hand state for ``deal`` (a later hand unless ``forced`` names the forced double)."""
-    return HandState(
-        (mask_of(deal.hands[0]), mask_of(deal.hands[1])),
-        list(deal.bazaar),
-        opener,
-        pass_only=pass_only,
-        forced_opening=parse_tile(forced) if forced else -1,
+    return HandState.from_deal(
+        deal, opener, pass_only=pass_only, forced_opening=parse_tile(forced) if forced else -1
     )
 
 

@@ -59,10 +59,8 @@ def base(bazaar: str = "draw") -> tuple[Match, Doc]:
 def state_before(match: Match, i: int, j: int) -> HandState:
     """Hand ``i`` of ``match`` replayed up to (not including) its action ``j``."""
     played = match.hands[i]
-    deal = played.deal
-    state = HandState(
-        (mask_of(deal.hands[0]), mask_of(deal.hands[1])),
-        list(deal.bazaar),
+    state = HandState.from_deal(
+        played.deal,
         played.opener,
         pass_only=played.state.pass_only,
         forced_opening=played.state.forced_opening,

@@ -257,9 +257,8 @@ def test_engine_agrees_with_the_reference_model_over_whole_matches(
     while not match.over:
         played = match.hands[-1]
         # Replay this hand on a fresh state next to the model, then play it in the match.
-        fresh = HandState(
-            (played.state.hands[0], played.state.hands[1]),
-            list(played.deal.bazaar),
+        fresh = HandState.from_deal(
+            played.deal,
             played.opener,
             pass_only=pass_only,
             forced_opening=played.state.forced_opening,
