@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite, from a fresh clone: set-up, lint, types, then every test against SQLite,
-# then the database-backed tests again against PostgreSQL.
+# The whole test suite, from a fresh clone: set-up, lint, types, a plain install of the wheel
+# (scripts/check-install.sh), then every test against SQLite, then the database-backed tests
+# again against PostgreSQL.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,9 +10,12 @@ bash scripts/setup.sh
 bash scripts/services.sh
 
 echo "== ruff"
-.venv/bin/ruff check kva tests
+.venv/bin/ruff check kva tests scripts
 echo "== mypy --strict (kva/rules, kva/bots)"
 .venv/bin/mypy --strict kva/rules kva/bots
+
+echo "== plain install: wheel without extras in a fresh venv, kva serve used over HTTP and WebSocket"
+bash scripts/check-install.sh
 
 echo "== pytest (SQLite)"
 .venv/bin/pytest -q -p no:cacheprovider "$@"
