@@ -35,10 +35,28 @@ def action_to_json(code: int) -> dict[str, Any]:
     return {"type": "play", "tile": TILE_NAME[tile], "end": end}
 
 
+def _shown(value: Any) -> str:
+    """A short description of a client's JSON value for an error message."""
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 12 else repr(value[:12] + "…")
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
 def action_from_json(message: Any, legal: list[int] | tuple[int, ...]) -> int:
-    """The legal code a client's action message names; IllegalAction with a reason otherwise."""
+    """The legal code a client's action message names; IllegalAction with a short reason for
+    anything else, whatever JSON value ``message`` and its fields are."""
     if not isinstance(message, dict):
-        raise IllegalAction("an action must be an object")
+        raise IllegalAction(f"an action must be an object, not {_shown(message)}")
     kind = message.get("type")
     if kind == "draw":
         if DRAW not in legal:
@@ -49,14 +67,19 @@ def action_from_json(message: Any, legal: list[int] | tuple[int, ...]) -> int:
             raise IllegalAction("you cannot pass now")
         return PASS
     if kind != "play":
-        raise IllegalAction(f"unknown action type {kind!r}")
+        raise IllegalAction(f"unknown action type {_shown(kind)}: play, draw or pass")
+    text = message.get("tile")
+    if not isinstance(text, str):
+        raise IllegalAction(f"a tile must be a string like '6-4', not {_shown(text)}")
     try:
-        tile = parse_tile(message.get("tile"))  # type: ignore[arg-type]
-    except ValueError as exc:
-        raise IllegalAction(str(exc)) from None
+        tile = parse_tile(text)
+    except ValueError:
+        raise IllegalAction(
+            f"not a tile: {_shown(text)} (expected 'a-b' with halves 0..6)"
+        ) from None
     end = message.get("end")
-    if end is not None and end not in END_INDEX:
-        raise IllegalAction(f"end must be L, R, U or D, not {end!r}")
+    if end is not None and (not isinstance(end, str) or end not in END_INDEX):
+        raise IllegalAction(f"end must be L, R, U or D, not {_shown(end)}")
     matching = [c for c in legal if c < DRAW and code_tile(c) == tile]
     if end is not None:
         matching = [c for c in matching if c < OPEN_BASE and c & 3 == END_INDEX[end]]
