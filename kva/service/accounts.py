@@ -6,19 +6,22 @@ match that points at it stays theirs. Passwords are Argon2 hashes (pwdlib), hash
 off the event loop; a login for a nickname that does not exist costs the same hash check as a
 wrong password, so timing does not tell which nicknames exist.
 
-Nicknames are compared casefolded (``Nino`` and ``nino`` are one player), stored as typed.
+Nicknames (:mod:`kva.service.nicknames`) are stored as typed (NFKC) and compared on their
+skeleton, kept in ``users.nickname_key`` (unique): ``Nino``, ``nino`` and a Cyrillic
+look-alike are one player. Keys stored before the skeleton (casefolded only) were rewritten by
+migration 0004; a login also accepts the casefolded form, so nobody is locked out by it.
 """
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from dataclasses import dataclass
 
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from kva.service import nicknames
 from kva.service.passwords import hash_password, verify_password
 from kva.service.sessions import rotate
 from kva.storage.models import User
@@ -26,12 +29,9 @@ from kva.storage.models import User
 #: ``users.kind`` of a registered player (guests are ``"guest"``).
 REGISTERED = "registered"
 GUEST = "guest"
-NICKNAME_MIN, NICKNAME_MAX = 3, 20
+NICKNAME_MIN, NICKNAME_MAX = nicknames.NICKNAME_MIN, nicknames.NICKNAME_MAX
 PASSWORD_MIN, PASSWORD_MAX = 8, 128
-#: Letters of any script, digits, ``_`` and ``-``; starting with a letter or a digit.
-_NICKNAME = re.compile(r"^[^\W_][\w-]*$")
-#: Casefolded prefixes nobody may register: they would pass for a guest or a bot.
-RESERVED_PREFIXES = ("guest", "bot")
+RESERVED_PREFIXES = nicknames.RESERVED_PREFIXES
 
 
 class AccountError(ValueError):
@@ -43,23 +43,22 @@ class AccountError(ValueError):
 
 
 def nickname_key(nickname: str) -> str:
-    """The form two nicknames are compared in: NFKC, casefolded."""
+    """The form two nicknames are compared in: the confusable skeleton (NFKC, casefolded,
+    look-alikes replaced; :func:`kva.service.nicknames.skeleton`)."""
+    return nicknames.skeleton(nickname)
+
+
+def _folded(nickname: str) -> str:
+    """NFKC and casefolded: the key a nickname had before skeletons."""
     return unicodedata.normalize("NFKC", nickname).casefold()
 
 
 def check_nickname(nickname: str) -> str:
     """``nickname`` normalised (NFKC, trimmed) if it is acceptable; else AccountError."""
-    name = unicodedata.normalize("NFKC", nickname).strip()
-    if not NICKNAME_MIN <= len(name) <= NICKNAME_MAX:
-        raise AccountError("nickname_length",
-                           f"a nickname has {NICKNAME_MIN} to {NICKNAME_MAX} characters")
-    if not _NICKNAME.match(name) or not name.isprintable():
-        raise AccountError("nickname_chars",
-                           "a nickname has letters, digits, '_' and '-', starting with a "
-                           "letter or digit")
-    if nickname_key(name).startswith(RESERVED_PREFIXES):
-        raise AccountError("nickname_reserved", "that nickname is reserved")
-    return name
+    try:
+        return nicknames.check(nickname)
+    except nicknames.NicknameError as exc:
+        raise AccountError(exc.code, str(exc)) from None
 
 
 def check_password(password: str, nickname: str) -> None:
@@ -68,7 +67,7 @@ def check_password(password: str, nickname: str) -> None:
         raise AccountError("password_short", f"a password has at least {PASSWORD_MIN} characters")
     if len(password) > PASSWORD_MAX:
         raise AccountError("password_long", f"a password has at most {PASSWORD_MAX} characters")
-    if nickname_key(password) == nickname_key(nickname):
+    if _folded(password) == _folded(nickname) or nickname_key(password) == nickname_key(nickname):
         raise AccountError("password_is_nickname", "the password may not be the nickname")
 
 
@@ -94,7 +93,7 @@ async def _dummy_hash() -> str:
 
 
 async def register(sessions: async_sessionmaker, current: User, old_token: str | None,
-                   nickname: str, password: str) -> SignedIn:
+                   nickname: str, password: str, address: str | None = None) -> SignedIn:
     """Register ``current`` (a guest) as ``nickname``: same user row, same matches.
 
     Raises AccountError (nothing changed) for a bad nickname or password, a nickname taken, or
@@ -106,7 +105,8 @@ async def register(sessions: async_sessionmaker, current: User, old_token: str |
         raise AccountError("already_registered", "you are already registered")
     key = nickname_key(name)
     async with sessions() as session:
-        taken = await session.scalar(select(User.id).where(User.nickname_key == key))
+        taken = await session.scalar(
+            select(User.id).where(User.nickname_key.in_({key, _folded(name)})).limit(1))
         if taken is not None:
             raise AccountError("nickname_taken", "that nickname is taken")
     hashed = await hash_password(password)
@@ -120,7 +120,7 @@ async def register(sessions: async_sessionmaker, current: User, old_token: str |
             if result.rowcount != 1:  # type: ignore[attr-defined]
                 await session.rollback()
                 raise AccountError("already_registered", "you are already registered")
-            token = await rotate(session, old_token, current.id)
+            token = await rotate(session, old_token, current.id, address)
             await session.commit()
         except IntegrityError:
             await session.rollback()
@@ -131,7 +131,7 @@ async def register(sessions: async_sessionmaker, current: User, old_token: str |
 
 
 async def login(sessions: async_sessionmaker, old_token: str | None, nickname: str,
-                password: str) -> SignedIn:
+                password: str, address: str | None = None) -> SignedIn:
     """Log in as ``nickname``: a new session for that player, the old one revoked.
 
     Raises AccountError("wrong_credentials") for an unknown nickname or a wrong password (the
@@ -139,20 +139,29 @@ async def login(sessions: async_sessionmaker, old_token: str | None, nickname: s
     """
     if not nickname or len(nickname) > 64 or not password or len(password) > PASSWORD_MAX:
         raise AccountError("wrong_credentials", "wrong nickname or password")
-    key = nickname_key(nickname.strip())
     async with sessions() as session:
-        user = await session.scalar(
-            select(User).where(User.nickname_key == key, User.kind == REGISTERED)
-        )
+        user = await find_registered(session, nickname)
     if user is None or user.password_hash is None:
         await verify_password(password, await _dummy_hash())
         raise AccountError("wrong_credentials", "wrong nickname or password")
     if not await verify_password(password, user.password_hash):
         raise AccountError("wrong_credentials", "wrong nickname or password")
     async with sessions() as session:
-        token = await rotate(session, old_token, user.id)
+        token = await rotate(session, old_token, user.id, address)
         await session.commit()
     return SignedIn(user, token)
+
+
+async def find_registered(session: AsyncSession, nickname: str) -> User | None:
+    """The registered player called ``nickname`` whatever its case or look-alikes; the exact
+    (casefolded) name wins, so an older account whose key could not become its skeleton
+    (migration 0004) is still found by its own name."""
+    typed = nickname.strip()
+    key, folded = nickname_key(typed), _folded(typed)
+    found = list(await session.scalars(
+        select(User).where(User.nickname_key.in_({key, folded}), User.kind == REGISTERED)))
+    found.sort(key=lambda u: _folded(u.nickname) != folded)
+    return found[0] if found else None
 
 
 def is_registered(user: User | None) -> bool:

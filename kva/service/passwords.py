@@ -1,20 +1,76 @@
-"""Closed-table passwords: Argon2 hashes (pwdlib), checked off the event loop."""
+"""Password hashes (accounts and closed tables): Argon2 (pwdlib), on small pools of their own.
+
+Argon2 is made to be expensive (64 MiB and about 0.17 s of one core per hash or check here), so
+an unbounded number of them at once is a denial of service: every waiting check holds memory
+and every running one a core. Each kind of work therefore has its own bounded lane:
+
+* ``account`` (logging in, registering): :data:`ACCOUNT_THREADS` threads;
+* ``table`` (closed-table passwords, which anyone with a link may try): :data:`TABLE_THREADS`
+  thread, so guessing table passwords can never take the cores honest logins need.
+
+A lane takes at most its threads plus :data:`QUEUE` waiting jobs; one more is refused at once
+with :class:`PasswordsBusy` (the web answers 503 with ``Retry-After``) instead of queueing
+memory and latency for everyone.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Literal, TypeVar
 
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
 
 _HASHER = PasswordHash((Argon2Hasher(),))
+Lane = Literal["account", "table"]
+#: Threads per lane.
+ACCOUNT_THREADS = 2
+TABLE_THREADS = 1
+#: Jobs that may wait in a lane besides the running ones.
+QUEUE = 4
+T = TypeVar("T")
 
 
-async def hash_password(password: str) -> str:
-    """The Argon2 hash of ``password``."""
-    return await asyncio.to_thread(_HASHER.hash, password)
+class PasswordsBusy(RuntimeError):
+    """Too many password hashes or checks are waiting in this lane: try again shortly."""
 
 
-async def verify_password(password: str, hashed: str) -> bool:
-    """Whether ``password`` matches ``hashed``."""
-    return await asyncio.to_thread(_HASHER.verify, password, hashed)
+class _Pool:
+    """A thread pool that refuses work instead of queueing more than ``threads + queue``."""
+
+    def __init__(self, name: str, threads: int, queue: int) -> None:
+        self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix=name)
+        self._limit = threads + queue
+        self._pending = 0
+        self._lock = threading.Lock()  # servers in tests run one event loop per thread
+
+    async def run(self, fn: Callable[..., T], *args: str) -> T:
+        with self._lock:
+            if self._pending >= self._limit:
+                raise PasswordsBusy("password checks are busy")
+            self._pending += 1
+        try:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._executor, fn, *args)
+        finally:
+            with self._lock:
+                self._pending -= 1
+
+
+_POOLS: dict[str, _Pool] = {
+    "account": _Pool("argon2-account", ACCOUNT_THREADS, QUEUE),
+    "table": _Pool("argon2-table", TABLE_THREADS, QUEUE),
+}
+
+
+async def hash_password(password: str, lane: Lane = "account") -> str:
+    """The Argon2 hash of ``password`` (PasswordsBusy when the lane is full)."""
+    return await _POOLS[lane].run(_HASHER.hash, password)
+
+
+async def verify_password(password: str, hashed: str, lane: Lane = "account") -> bool:
+    """Whether ``password`` matches ``hashed`` (PasswordsBusy when the lane is full)."""
+    return await _POOLS[lane].run(_HASHER.verify, password, hashed)

@@ -1,4 +1,4 @@
-"""Rate limits on logging in and registering, per IP address and per nickname.
+"""Rate limits on logging in, registering, guessing table passwords and opening tables.
 
 Built on the ``limits`` library (moving windows). Storage is in memory by default, which is
 right for one ``kva serve`` process; ``redis://`` shares the counters between processes.
@@ -6,9 +6,13 @@ right for one ``kva serve`` process; ``redis://`` shares the counters between pr
 What is counted (defaults in :data:`DEFAULTS`, settings in docs/configuration.md):
 
 * every login or registration attempt, per client IP address;
-* every *failed* login, per nickname (casefolded), whatever the IP: a password guesser spread
-  over many addresses still hits it;
-* every registration, per client IP address (accounts are not free to mass-produce).
+* every *failed* login, per (nickname, IP address): a short window that slows a guesser down
+  without locking the real owner out, who logs in from another address;
+* every *failed* login, per nickname whatever the address, far higher: a guesser spread over
+  many addresses still meets a ceiling;
+* every registration, per client IP address (accounts are not free to mass-produce);
+* every table-password attempt, per client IP address, and every wrong one per table;
+* every table opened, per client IP address.
 
 A refused attempt is refused before any password is hashed or checked, so the limit also
 bounds the CPU an attacker can make the server spend on Argon2.
@@ -28,8 +32,12 @@ from limits.storage import storage_from_string
 #: Default limits, in the ``limits`` notation ("5/minute;20/hour": both apply).
 DEFAULTS: dict[str, str] = {
     "login_ip": "30/minute;300/hour",
-    "login_nickname": "5/minute;30/hour",
+    "login_nickname_ip": "5/minute;20/hour",
+    "login_nickname": "100/hour;500/day",
     "register_ip": "10/minute;50/hour",
+    "table_password_ip": "10/minute;60/hour",
+    "table_password_table": "10/minute;50/hour",
+    "table_create_ip": "10/minute;60/hour",
 }
 
 
@@ -88,15 +96,37 @@ class AuthRateLimiter:
 
     async def check_login(self, ip: str, nickname_key: str) -> Refusal | None:
         """Count one login attempt from ``ip``; the refusal if it must not be tried now."""
-        refusal = await self._blocked("login_ip", ip) or await self._blocked(
-            "login_nickname", nickname_key)
+        refusal = (await self._blocked("login_ip", ip)
+                   or await self._blocked("login_nickname_ip", f"{nickname_key}|{ip}")
+                   or await self._blocked("login_nickname", nickname_key))
         if refusal is None:
             await self._hit("login_ip", ip)
         return refusal
 
-    async def login_failed(self, nickname_key: str) -> None:
-        """Count a failed login against ``nickname_key``."""
+    async def login_failed(self, nickname_key: str, ip: str = "unknown") -> None:
+        """Count a failed login against ``nickname_key`` from ``ip`` (and from anywhere)."""
+        await self._hit("login_nickname_ip", f"{nickname_key}|{ip}")
         await self._hit("login_nickname", nickname_key)
+
+    async def check_table_password(self, ip: str, table: str) -> Refusal | None:
+        """Count one table-password attempt from ``ip``; the refusal if ``ip`` or the table
+        has used up its guesses."""
+        refusal = (await self._blocked("table_password_ip", ip)
+                   or await self._blocked("table_password_table", table))
+        if refusal is None:
+            await self._hit("table_password_ip", ip)
+        return refusal
+
+    async def table_password_failed(self, table: str) -> None:
+        """Count a wrong password for ``table``."""
+        await self._hit("table_password_table", table)
+
+    async def check_table_create(self, ip: str) -> Refusal | None:
+        """Count one new table from ``ip``; the refusal if it must not be opened now."""
+        refusal = await self._blocked("table_create_ip", ip)
+        if refusal is None:
+            await self._hit("table_create_ip", ip)
+        return refusal
 
     async def check_register(self, ip: str) -> Refusal | None:
         """Count one registration attempt from ``ip``; the refusal if it must not be tried."""

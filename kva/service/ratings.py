@@ -20,6 +20,7 @@ player and match).
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -29,7 +30,11 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from kva.ratings import Rating, is_provisional, rate_match, update
 from kva.storage.community import RatingHistory
-from kva.storage.models import MatchRow, User, utcnow
+from kva.storage.models import MatchRow, SessionRow, User, utcnow
+
+log = logging.getLogger(__name__)
+#: A rated match resigned after at most this many moves is logged as suspicious.
+QUICK_RESIGN_MOVES = 6
 
 #: One game-less rating period is applied per full period of idleness between rated matches.
 IDLE_PERIOD = timedelta(days=30)
@@ -139,7 +144,37 @@ async def rate_finished_match(
             new.rating, new.rd, new.volatility)
         changes.append(RatingChange(user.id, old, new))
     await session.flush()
+    await _log_suspicious(session, row, users, changes)
     return changes
+
+
+def _moves(record: Any) -> int:
+    hands = record.get("hands") if isinstance(record, dict) else None
+    return sum(len(h.get("moves") or []) for h in hands or [] if isinstance(h, dict))
+
+
+async def _log_suspicious(session: AsyncSession, row: MatchRow, users: list[User],
+                          changes: list[RatingChange]) -> None:
+    """Warn (for operators) about a rated match that may be one person's two accounts: their
+    sessions share a client address, or it ended by resignation within a few moves."""
+    addresses = []
+    for user in users:
+        found = await session.scalars(select(SessionRow.address).distinct().where(
+            SessionRow.user_id == user.id, SessionRow.address.is_not(None)))
+        addresses.append({a for a in found if a})
+    shared = sorted(addresses[0] & addresses[1])
+    moves = _moves(row.record)
+    quick_resign = row.end_reason == "resign" and moves <= QUICK_RESIGN_MOVES
+    if not shared and not quick_resign:
+        return
+    delta = ", ".join(f"{u.nickname} {c.before.rating:.0f}->{c.after.rating:.0f}"
+                      for u, c in zip(users, changes, strict=True))
+    log.warning(
+        "suspicious rated match %s between %s (id %d) and %s (id %d): %s%s%s; ratings %s",
+        row.id, users[0].nickname, users[0].id, users[1].nickname, users[1].id,
+        f"sessions share address {', '.join(shared)}" if shared else "",
+        "; " if shared and quick_resign else "",
+        f"resigned after {moves} moves" if quick_resign else "", delta)
 
 
 @dataclass(frozen=True, slots=True)

@@ -124,3 +124,5 @@ class SessionRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     last_seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: The client address the session was opened from (migration 0004), for operators.
+    address: Mapped[str | None] = mapped_column(String(45), nullable=True)

@@ -5,13 +5,24 @@ whose ``Origin`` is neither this site (the ``Host`` it was sent to) nor one of t
 ``KVA_ALLOWED_ORIGINS`` is refused: WebSocket handshakes before they are accepted, form posts
 with 403. A request without ``Origin`` (a non-browser client, or an old browser's same-site
 form) cannot carry a cross-site page's intent and is let through; ``Origin: null`` (sandboxed
-frames, ``file:`` pages) is refused.
+frames, ``file:`` pages) is refused. "This site" is the whole origin, scheme, host and port,
+as the request itself was addressed (behind a trusted proxy: as the proxy says it was).
+
+The client address every limit counts against is :func:`client_ip`: the connection's peer,
+or, only when that peer is one of ``KVA_TRUSTED_PROXIES``, the right-most address of
+``X-Forwarded-For`` that is not a trusted proxy.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterable, Mapping
+from typing import Any
 from urllib.parse import urlsplit
+
+from starlette.requests import HTTPConnection
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 def normalize_origin(origin: str) -> str | None:
@@ -46,18 +57,76 @@ def parse_allowed_origins(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _host_of(netloc: str) -> str:
-    """``netloc`` lower-cased with the default ports dropped, for comparing with ``Host``."""
-    netloc = netloc.strip().lower()
-    for suffix in (":80", ":443"):
-        if netloc.endswith(suffix):
-            return netloc[: -len(suffix)]
-    return netloc
+def parse_trusted_proxies(text: str) -> tuple[Network, ...]:
+    """The networks in a comma-separated ``KVA_TRUSTED_PROXIES`` (addresses or CIDRs);
+    ValueError naming the bad item."""
+    out = []
+    for item in text.split(","):
+        if not item.strip():
+            continue
+        try:
+            out.append(ipaddress.ip_network(item.strip(), strict=False))
+        except ValueError:
+            raise ValueError(f"KVA_TRUSTED_PROXIES: {item.strip()!r} is not an address or a "
+                             "network like 10.0.0.0/8") from None
+    return tuple(out)
 
 
-def origin_allowed(headers: Mapping[str, str], allowed: Iterable[str] = ()) -> bool:
-    """Whether a request with these headers may act: no ``Origin``, the same host as ``Host``,
-    or an origin in ``allowed`` (normalised, see :func:`parse_allowed_origins`)."""
+def _trusted(address: str, trusted: Iterable[Network]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address.strip().strip("[]"))
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return any(ip.version == net.version and ip in net for net in trusted)
+
+
+def client_address(peer: str | None, headers: Mapping[str, str],
+                   trusted: Iterable[Network] = ()) -> str:
+    """The address every per-client limit counts against.
+
+    ``peer`` is the address the connection came from. Only when it is a trusted proxy is
+    ``X-Forwarded-For`` believed, read from the right: each hop appended by a trusted proxy is
+    skipped, and the first (right-most) address that is not a trusted proxy is the client. A
+    client cannot forge its way past this: whatever it puts at the left of the header is never
+    reached while an untrusted hop stands to its right. With no trusted proxies (the default)
+    the header is ignored and the peer is the client.
+    """
+    nets = tuple(trusted)
+    client = peer or "unknown"
+    if not nets or not _trusted(client, nets):
+        return client
+    hops = [h.strip() for h in headers.get("x-forwarded-for", "").split(",") if h.strip()]
+    for hop in reversed(hops):
+        client = hop
+        if not _trusted(hop, nets):
+            break
+    return client
+
+
+def request_origin(scheme: str, headers: Mapping[str, str], peer: str | None,
+                   trusted: Iterable[Network] = ()) -> str | None:
+    """This site's own origin as the browser sees it: ``scheme`` and the ``Host`` header, or,
+    when ``peer`` is a trusted proxy, its ``X-Forwarded-Proto`` / ``X-Forwarded-Host``."""
+    nets = tuple(trusted)
+    host = headers.get("host")
+    if nets and _trusted(peer or "", nets):
+        proto = headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
+        fwd_host = headers.get("x-forwarded-host", "").split(",")[0].strip()
+        scheme = proto or scheme
+        host = fwd_host or host
+    if not host:
+        return None
+    scheme = {"ws": "http", "wss": "https"}.get(scheme, scheme)
+    return normalize_origin(f"{scheme}://{host}")
+
+
+def origin_allowed(headers: Mapping[str, str], allowed: Iterable[str] = (),
+                   own: str | None = None) -> bool:
+    """Whether a request with these headers may act: no ``Origin``, this site's own origin
+    ``own`` (scheme, host and port: see :func:`request_origin`), or an origin in ``allowed``
+    (normalised, see :func:`parse_allowed_origins`)."""
     origin = headers.get("origin")
     if origin is None:
         return True
@@ -66,5 +135,24 @@ def origin_allowed(headers: Mapping[str, str], allowed: Iterable[str] = ()) -> b
         return False
     if norm in set(allowed):
         return True
-    host = headers.get("host")
-    return bool(host) and _host_of(norm.split("://", 1)[1]) == _host_of(host or "")
+    return own is not None and norm == own
+
+
+def _settings_of(conn: HTTPConnection) -> Any:
+    return conn.app.state.settings
+
+
+def client_ip(conn: HTTPConnection) -> str:
+    """The client address of a request or WebSocket handshake, the one every per-client limit
+    counts against (``KVA_TRUSTED_PROXIES`` decides whether ``X-Forwarded-For`` is believed)."""
+    settings = _settings_of(conn)
+    peer = conn.client.host if conn.client else None
+    return client_address(peer, conn.headers, settings.trusted_proxies)
+
+
+def origin_ok(conn: HTTPConnection) -> bool:
+    """Whether this request or handshake comes from this site or an allowed origin."""
+    settings = _settings_of(conn)
+    peer = conn.client.host if conn.client else None
+    own = request_origin(conn.url.scheme, conn.headers, peer, settings.trusted_proxies)
+    return origin_allowed(conn.headers, settings.allowed_origins, own)

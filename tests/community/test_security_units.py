@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from kva.service.ratelimit import AuthRateLimiter, parse_limits
-from kva.web.security import normalize_origin, origin_allowed, parse_allowed_origins
+from kva.web.security import (
+    normalize_origin,
+    origin_allowed,
+    parse_allowed_origins,
+    request_origin,
+)
 
 
 @pytest.mark.parametrize(("origin", "expected"), [
@@ -24,21 +29,25 @@ def test_normalize_origin(origin: str, expected: str | None) -> None:
     assert normalize_origin(origin) == expected
 
 
-@pytest.mark.parametrize(("headers", "allowed", "ok"), [
-    ({"host": "127.0.0.1:8000"}, (), True),  # no Origin: not a cross-site page
-    ({"host": "127.0.0.1:8000", "origin": "http://127.0.0.1:8000"}, (), True),
-    ({"host": "kva.ge", "origin": "https://kva.ge"}, (), True),
-    ({"host": "kva.ge:443", "origin": "https://kva.ge"}, (), True),
-    ({"host": "127.0.0.1:8000", "origin": "http://127.0.0.1:8001"}, (), False),
-    ({"host": "127.0.0.1:8000", "origin": "https://evil.example"}, (), False),
-    ({"host": "127.0.0.1:8000", "origin": "null"}, (), False),
-    ({"host": "kva.ge.evil.example", "origin": "https://kva.ge"}, (), False),
-    ({"host": "internal:8000", "origin": "https://kva.ge"}, ("https://kva.ge",), True),
-    ({"host": "internal:8000", "origin": "https://www.kva.ge"}, ("https://kva.ge",), False),
-    ({"origin": "https://kva.ge"}, (), False),  # no Host to compare with
+@pytest.mark.parametrize(("scheme", "headers", "allowed", "ok"), [
+    ("http", {"host": "127.0.0.1:8000"}, (), True),  # no Origin: not a cross-site page
+    ("http", {"host": "127.0.0.1:8000", "origin": "http://127.0.0.1:8000"}, (), True),
+    ("https", {"host": "kva.ge", "origin": "https://kva.ge"}, (), True),
+    ("https", {"host": "kva.ge:443", "origin": "https://kva.ge"}, (), True),
+    ("http", {"host": "kva.ge", "origin": "https://kva.ge"}, (), False),  # scheme differs
+    ("http", {"host": "127.0.0.1:8000", "origin": "http://127.0.0.1:8001"}, (), False),
+    ("http", {"host": "127.0.0.1:8000", "origin": "https://evil.example"}, (), False),
+    ("http", {"host": "127.0.0.1:8000", "origin": "null"}, (), False),
+    ("https", {"host": "kva.ge.evil.example", "origin": "https://kva.ge"}, (), False),
+    ("http", {"host": "internal:8000", "origin": "https://kva.ge"}, ("https://kva.ge",), True),
+    ("http", {"host": "internal:8000", "origin": "https://www.kva.ge"}, ("https://kva.ge",),
+     False),
+    ("https", {"origin": "https://kva.ge"}, (), False),  # no Host to compare with
 ])
-def test_origin_allowed(headers: dict[str, str], allowed: tuple[str, ...], ok: bool) -> None:
-    assert origin_allowed(headers, allowed) is ok
+def test_origin_allowed(scheme: str, headers: dict[str, str], allowed: tuple[str, ...],
+                        ok: bool) -> None:
+    own = request_origin(scheme, headers, None)
+    assert origin_allowed(headers, allowed, own) is ok
 
 
 def test_allowed_origins_setting() -> None:
@@ -66,9 +75,11 @@ def test_unknown_limit_and_storage_are_refused() -> None:
 
 async def test_failed_logins_per_nickname_whatever_the_ip() -> None:
     limiter = AuthRateLimiter(limits={"login_nickname": "3/minute", "login_ip": "100/minute"})
+    # (the global per-nickname ceiling; the per-(nickname, address) window is in
+    # test_hardening_units.py)
     for i in range(3):
         assert await limiter.check_login(f"10.0.0.{i}", "nino") is None
-        await limiter.login_failed("nino")
+        await limiter.login_failed("nino", f"10.0.0.{i}")
     refusal = await limiter.check_login("10.0.0.9", "nino")
     assert refusal is not None and refusal.scope == "login_nickname"
     assert 1 <= refusal.retry_after <= 61
