@@ -14,6 +14,7 @@ import random
 import time
 from collections.abc import Callable
 
+from kva.commands import bench_fair
 from kva.rules.hand import HandState
 from kva.rules.match import shuffled_deal
 from kva.rules.tiles import mask_of
@@ -95,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``kva bench engine``."""
+    """Register ``kva bench engine`` and ``kva bench fair``."""
     parser = subparsers.add_parser("bench", help="benchmarks")
     which = parser.add_subparsers(dest="bench", metavar="WHAT")
     which.required = True
@@ -103,3 +104,4 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     engine.add_argument("--seconds", type=float, default=3.0, help="time per engine")
     engine.add_argument("--seed", type=int, default=1)
     engine.set_defaults(func=run)
+    bench_fair.add_parser(which)
