@@ -370,3 +370,15 @@ def test_deal_order_within_a_seat_does_not_matter_but_the_bazaar_order_does(
         hand["deal"]["hands"][0].sort(reverse=True)
         hand["deal"]["hands"][1] = [f"{n[2]}-{n[0]}" for n in hand["deal"]["hands"][1]]
     verify_record(doc)
+
+
+def test_the_docs_python_snippet_reproduces_the_worked_example(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "fairness.md").read_text()
+    snippet = text.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(snippet, "docs/fairness.md", "exec"), {})
+    out = capsys.readouterr().out.splitlines()
+    assert out == [COMMITMENT, repr(ORDER)]
+    for value in (SERVER, *CLIENTS, COMMITMENT, FIRST_BLOCK, REDEALT_CLIENT0):
+        assert value in text
