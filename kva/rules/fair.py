@@ -87,6 +87,14 @@ def new_client_seed(rng: TokenSource = secrets) -> str:
     return rng.token_bytes(CLIENT_SEED_BYTES).hex()
 
 
+def check_client_seed(value: object) -> str:
+    """A client seed as a browser sent it, checked: 32 hex digits, returned in lowercase (the
+    form ``meta.fair.client_seeds`` holds). Raises ValueError saying what is wrong."""
+    if not isinstance(value, str):
+        raise ValueError(f"a client seed must be 32 hex digits, found {value!r}")
+    return _bytes(value, CLIENT_SEED_BYTES, "a client seed").hex()
+
+
 def commitment(server_seed: bytes | str) -> str:
     """The published commitment to a server seed: SHA-256 of its 32 bytes, lowercase hex."""
     return hashlib.sha256(_bytes(server_seed, SERVER_SEED_BYTES, "server seed")).hexdigest()

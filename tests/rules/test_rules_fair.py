@@ -25,6 +25,7 @@ from kva.rules import fair as fair_module
 from kva.rules.fair import (
     SCHEME,
     FairDealer,
+    check_client_seed,
     commitment,
     derive_deal,
     first_hand_deal,
@@ -204,6 +205,13 @@ def test_seeds_come_from_secrets_by_default_and_have_the_right_size() -> None:
     seed = new_client_seed()
     assert len(seed) == 32 and int(seed, 16) >= 0
     assert new_server_seed(Seeded(1)) == new_server_seed(Seeded(1))
+
+
+def test_client_seeds_from_browsers_are_checked_and_lowercased() -> None:
+    assert check_client_seed(CLIENTS[1].upper()) == CLIENTS[1]
+    for bad in ("ab" * 15, "g" * 32, 12, None, CLIENTS[0] + "00"):
+        with pytest.raises(ValueError, match="client seed must be 32 hex digits"):
+            check_client_seed(bad)
 
 
 def test_dealer_never_shows_its_secret_until_asked() -> None:
