@@ -3,9 +3,10 @@
 // change of a rated match, and the titles of matches lost on time or by abandonment.
 // game.js owns the socket and the state; it hands messages and renders over to here.
 import { t } from "./i18n.js";
+import { byId as $, setText, show } from "./dom.js";
 
-const $ = (id) => document.getElementById(id);
-const q = (testid) => document.querySelector(`[data-testid="${testid}"]`);
+/** The button that sends a message of `type` (its `data-send`), if this viewer has one. */
+const button = (type) => document.querySelector(`button[data-send="${type}"]`);
 
 let ctx = null; // { send, nameOf, you, getState }
 let rematch = { state: "none", by: null, match_id: null };
@@ -16,15 +17,9 @@ let ratings = null; // the match_end event's rating change, when the match was r
 /** Wire the buttons; `c` gives access to game.js's socket and state. */
 export function initCommunity(c) {
   ctx = c;
-  const click = (testid, type) => {
-    const btn = q(testid);
-    if (btn) btn.addEventListener("click", () => { btn.disabled = true; ctx.send({ type }); });
-  };
-  click("rematch-offer", "rematch_offer");
-  click("rematch-accept", "rematch_accept");
-  click("rematch-decline", "rematch_decline");
-  click("rematch-withdraw", "rematch_withdraw");
-  click("claim-win", "claim_win");
+  for (const btn of document.querySelectorAll("button[data-send]")) {
+    btn.addEventListener("click", () => { btn.disabled = true; ctx.send({ type: btn.dataset.send }); });
+  }
 }
 
 /** Every `state` message: keep the rating change of a rated match's end. */
@@ -69,7 +64,7 @@ function stopAway() {
 }
 
 function renderAway() {
-  const box = q("opponent-away");
+  const box = $("opponent-away");
   if (!box) return;
   const state = ctx && ctx.getState();
   if (!away || !state || state.view.over || state.status !== "active") {
@@ -78,7 +73,7 @@ function renderAway() {
   }
   const left = Math.max(0, Math.ceil((away.deadline - performance.now()) / 1000));
   const name = ctx.nameOf(away.seat);
-  const claim = q("claim-win");
+  const claim = button("claim_win");
   box.hidden = false;
   box.dataset.claimIn = String(left);
   if (left > 0) {
@@ -92,7 +87,7 @@ function renderAway() {
 }
 
 function renderRematch() {
-  const box = q("rematch");
+  const box = $("rematch");
   const state = ctx && ctx.getState();
   if (!box || !state) return;
   box.hidden = !state.view.over;
@@ -100,16 +95,16 @@ function renderRematch() {
   const me = ctx.you();
   const mine = rematch.by !== null && rematch.by === me;
   const other = rematch.by === null ? null : ctx.nameOf(rematch.by);
-  const show = { "rematch-offer": false, "rematch-accept": false, "rematch-decline": false,
-    "rematch-withdraw": false };
+  const visible = { rematch_offer: false, rematch_accept: false, rematch_decline: false,
+    rematch_withdraw: false };
   let text = "";
   if (rematch.state === "offered") {
     if (me === null) text = t("rematch_offered_other", { name: other });
-    else if (mine) { text = t("rematch_offered_you"); show["rematch-withdraw"] = true; }
+    else if (mine) { text = t("rematch_offered_you"); visible.rematch_withdraw = true; }
     else {
       text = t("rematch_offered_other", { name: other });
-      show["rematch-accept"] = true;
-      show["rematch-decline"] = true;
+      visible.rematch_accept = true;
+      visible.rematch_decline = true;
     }
   } else if (rematch.state === "accepted") {
     text = t("rematch_accepted");
@@ -120,13 +115,13 @@ function renderRematch() {
     } else if (rematch.state === "withdrawn") {
       text = mine ? "" : t("rematch_withdrawn", { name: other });
     }
-    show["rematch-offer"] = me !== null;
+    visible.rematch_offer = me !== null;
   }
-  q("rematch-status").textContent = text;
+  setText("rematch-status", text);
   box.dataset.state = rematch.state;
-  for (const [testid, visible] of Object.entries(show)) {
-    const btn = q(testid);
-    if (btn) { btn.hidden = !visible; btn.disabled = false; }
+  for (const [type, on] of Object.entries(visible)) {
+    const btn = button(type);
+    if (btn) { show(btn, on); btn.disabled = false; }
   }
 }
 
@@ -148,7 +143,7 @@ export function forfeitText(view) {
 export function renderCommunity() {
   const state = ctx && ctx.getState();
   if (!state) return;
-  const line = q("rating-change");
+  const line = $("rating-change");
   const seat = ctx.you();
   if (line) {
     const mine = ratings && seat !== null ? ratings[seat] : null;

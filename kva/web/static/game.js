@@ -3,22 +3,19 @@
 // resyncs with `hello` carrying the last version seen.
 import { t } from "./i18n.js";
 import { drawBoard, tileSVG } from "./tiles.js";
+import { byId as $, h, setText, show } from "./dom.js";
+import { openSocket } from "./socket.js";
 import {
   forfeitText, initCommunity, noteState, onCommunityMessage, renderCommunity,
 } from "./community.js";
 
-const root = document.getElementById("game");
+const root = $("game");
 const matchId = root.dataset.matchId;
-const $ = (id) => document.getElementById(id);
-const q = (testid) => document.querySelector(`[data-testid="${testid}"]`);
 
 let state = null; // the last `state` message
 let selected = null; // tile chosen that fits several ends
 let busy = false; // an action is on its way
-let socket = null;
-let retry = 0;
-let retryTimer = null;
-let pingTimer = null;
+let socket = null; // openSocket(): the one connection to the server
 let toastTimer = null;
 let openResult = null; // number of the finished hand whose result is on show
 
@@ -26,6 +23,8 @@ let openResult = null; // number of the finished hand whose result is on show
 function you() { return state ? state.you : null; }
 function bottomSeat() { return you() ?? 0; }
 function topSeat() { return 1 - bottomSeat(); }
+
+function isYou(seat) { return state !== null && seat !== null && seat === state.you; }
 
 function nameOf(seat) {
   if (state && seat === state.you) return t("you");
@@ -58,9 +57,17 @@ function toast(text) {
 }
 
 function setConnection(kind) {
-  const c = q("connection");
+  const c = $("connection");
   c.dataset.state = kind;
-  c.querySelector(".conn-text").textContent = kind === "online" ? t("online") : t("reconnecting");
+  c.title = kind === "online" ? t("online") : t("reconnecting");
+  setText(c.querySelector(".conn-text"), kind === "online" ? t("online") : t("reconnecting"));
+}
+
+/** A face-down tile. */
+function backTile() {
+  const span = h("span", { class: "tile back" });
+  span.appendChild(tileSVG("0-0", { back: true }));
+  return span;
 }
 
 // ------------------------------------------------------------------ rendering
@@ -80,31 +87,23 @@ function render() {
   $("opp-score").textContent = scoreOf(op);
   $("score-you").textContent = scoreOf(me);
   $("score-opp").textContent = scoreOf(op);
-  const score = q("score");
+  const score = $("score");
   score.dataset.you = scoreOf(me);
   score.dataset.opponent = scoreOf(op);
-  $("hand-no").textContent = `#${view.hand_number}`;
+  setText("hand-no", t("hand_label", { n: view.hand_number }));
 
   // Opponent's tiles, face down (none while the seat is still empty).
-  const oppHand = q("opponent-hand");
+  const oppHand = $("opp-hand");
   const seatEmpty = state.status === "waiting" || state.status === "cancelled";
   const oppCount = seatEmpty ? 0 : view.hand_counts[op];
-  oppHand.hidden = seatEmpty;
+  show(oppHand, !seatEmpty);
   oppHand.dataset.count = oppCount;
   oppHand.replaceChildren();
-  for (let i = 0; i < oppCount; i++) {
-    const span = document.createElement("span");
-    span.className = "tile back";
-    span.appendChild(tileSVG("0-0", { back: true }));
-    oppHand.appendChild(span);
-  }
-  const count = document.createElement("span");
-  count.className = "count-badge";
-  count.textContent = oppCount;
-  oppHand.appendChild(count);
+  for (let i = 0; i < oppCount; i++) oppHand.appendChild(backTile());
+  oppHand.appendChild(h("span", { class: "count-badge", text: oppCount }));
 
   // Bazaar.
-  const bazaar = q("bazaar");
+  const bazaar = $("bazaar");
   bazaar.dataset.drawable = view.bazaar_counts.drawable;
   bazaar.dataset.protected = view.bazaar_counts.out_of_play;
   $("bazaar-drawable").textContent = view.bazaar_counts.drawable;
@@ -125,41 +124,32 @@ function render() {
   drawBoard($("board"), view.board, {
     points, last, targets, onTarget: (end) => sendPlay(selected, end),
   });
-  q("ends-sum").textContent = view.board.ends_sum;
+  setText("ends-sum", view.board.ends_sum);
 
   // My hand.
-  const hand = q("hand");
+  const hand = $("hand");
   hand.replaceChildren();
   const myTurn = view.turn === you() && !view.over && state.status === "active";
   if (you() === null) {
-    for (let i = 0; i < view.hand_counts[me]; i++) {
-      const span = document.createElement("span");
-      span.className = "tile back";
-      span.appendChild(tileSVG("0-0", { back: true }));
-      hand.appendChild(span);
-    }
+    for (let i = 0; i < view.hand_counts[me]; i++) hand.appendChild(backTile());
   } else {
     for (const name of view.hand) {
-      const btn = document.createElement("button");
-      btn.type = "button";
-      btn.className = "tile";
-      btn.dataset.testid = "tile";
-      btn.setAttribute("data-testid", "tile");
-      btn.dataset.tile = name;
-      btn.setAttribute("aria-label", name);
-      if (legal.has(name)) btn.classList.add("legal");
-      if (name === selected) btn.classList.add("selected");
-      if (name === view.pending) btn.classList.add("pending");
-      if (myTurn && !legal.has(name)) btn.classList.add("dim");
+      // data-testid is for the tests; the code finds a tile by data-tile.
+      const btn = h("button", { type: "button", class: "tile", "data-testid": "tile",
+        "aria-label": name, dataset: { tile: name }, on: { click: () => onTile(name) } });
+      btn.classList.toggle("legal", legal.has(name));
+      btn.classList.toggle("selected", name === selected);
+      btn.classList.toggle("pending", name === view.pending);
+      btn.classList.toggle("dim", myTurn && !legal.has(name));
       btn.appendChild(tileSVG(name));
-      btn.addEventListener("click", () => onTile(name));
       hand.appendChild(btn);
     }
   }
 
   // Turn and status lines.
-  const turn = q("turn");
-  const status = q("status");
+  const turn = $("turn");
+  const status = $("status");
+  turn.classList.toggle("mine", myTurn);
   if (state.status === "waiting") {
     turn.textContent = "";
     // An open table waits for anyone (the lobby), a closed one for the friend with the link.
@@ -173,7 +163,6 @@ function render() {
     status.textContent = "";
   } else {
     turn.textContent = myTurn ? t("your_turn") : t("their_turn", { name: nameOf(view.turn) });
-    turn.classList.toggle("mine", myTurn);
     if (myTurn) {
       const only = view.legal.length === 1 ? view.legal[0].type : null;
       if (only === "draw") status.textContent = t("drawing");
@@ -187,9 +176,8 @@ function render() {
       status.textContent = "";
     }
   }
-  const box = $("share-box");
-  if (box) box.hidden = state.status !== "waiting";
-  const resign = q("resign");
+  show($("share-box"), state.status === "waiting");
+  const resign = $("resign");
   if (resign) resign.disabled = view.over || state.status !== "active";
   renderResults();
   renderCommunity();
@@ -197,78 +185,77 @@ function render() {
 
 function handResultKey(n) { return `kva:${matchId}:hand-result:${n}`; }
 
-function showHandResult(summary) {
-  const me = bottomSeat();
-  const panel = q("hand-result");
-  const winner = summary.winner;
-  $("hr-title").textContent = t("hand_over", { n: summary.number });
-  let text;
-  const mine = winner !== null && winner === you();
-  if (winner === null) text = t("hand_fish_draw");
-  else if (summary.end === "domino") {
-    text = mine ? t("hand_domino_you", { points: summary.points })
-      : t("hand_domino", { name: nameOf(winner), points: summary.points });
-  } else {
-    text = mine ? t("hand_fish_you", { points: summary.points })
-      : t("hand_fish", { name: nameOf(winner), points: summary.points });
+/** The sentence that says how hand `summary` ended, with the verb agreeing with "you". */
+function handResultText(summary) {
+  const { winner, points } = summary;
+  if (winner === null) return t("hand_fish_draw");
+  if (summary.end === "domino") {
+    return isYou(winner) ? t("hand_domino_you", { points })
+      : t("hand_domino", { name: nameOf(winner), points });
   }
-  $("hr-text").textContent = text;
-  panel.dataset.end = summary.end;
-  panel.dataset.winner = winner === null ? "none" : winner === you() ? "you" : "opponent";
-  const hands = $("hr-hands");
-  hands.replaceChildren();
-  for (const seat of [me, 1 - me]) {
-    const row = document.createElement("div");
-    row.className = "revealed-row";
-    const label = document.createElement("span");
-    label.className = "revealed-name";
+  return isYou(winner) ? t("hand_fish_you", { points })
+    : t("hand_fish", { name: nameOf(winner), points });
+}
+
+/** Fill `box` (a hand-result panel or the match dialog's last-hand part) with hand `summary`. */
+function fillHandResult(box, summary) {
+  const me = bottomSeat();
+  const winner = summary.winner;
+  setText(box.querySelector(".hr-title"), t("hand_over", { n: summary.number }));
+  setText(box.querySelector(".hr-text"), handResultText(summary));
+  box.dataset.end = summary.end;
+  box.dataset.winner = winner === null ? "none" : isYou(winner) ? "you" : "opponent";
+  const rows = [me, 1 - me].map((seat) => {
     const tiles = summary.left_in_hand[seat];
-    label.textContent = `${nameOf(seat)} · ${t("hand_pips", { pips: pipsOf(tiles) })}`;
-    row.appendChild(label);
-    const list = document.createElement("span");
-    list.className = "mini-hand";
-    if (!tiles.length) list.textContent = t("hand_no_tiles");
+    const list = h("span", { class: "mini-hand" }, tiles.length ? null : t("hand_no_tiles"));
     for (const name of tiles) {
-      const s = document.createElement("span");
-      s.className = "tile mini";
-      s.dataset.revealed = name;
+      const s = h("span", { class: "tile mini", dataset: { revealed: name } });
       s.appendChild(tileSVG(name));
       list.appendChild(s);
     }
-    row.appendChild(list);
-    hands.appendChild(row);
-  }
+    return h("div", { class: "revealed-row" },
+      h("span", { class: "revealed-name",
+        text: `${nameOf(seat)} · ${t("hand_pips", { pips: pipsOf(tiles) })}` }),
+      list);
+  });
+  box.querySelector(".revealed").replaceChildren(...rows);
+}
+
+function showHandResult(summary) {
+  const me = bottomSeat();
+  const panel = $("hand-result");
+  fillHandResult(panel, summary);
   const [a, b] = [summary.score_after[me], summary.score_after[1 - me]];
-  $("hr-score").textContent = t("score_after", { a, b });
+  setText("hr-score", t("score_after", { a, b }));
   const view = state.view;
   const opener = view.moves.length ? view.moves[0].p : view.turn;
   if (!view.over && opener !== null) {
-    $("hr-next").textContent = opener === you() ? t("next_opener_you")
-      : t("next_opener_other", { name: nameOf(opener) });
+    setText("hr-next", isYou(opener) ? t("next_opener_you")
+      : t("next_opener_other", { name: nameOf(opener) }));
   } else {
-    $("hr-next").textContent = "";
+    setText("hr-next", "");
   }
-  $("hr-close").hidden = view.over;
-  panel.hidden = false;
+  show(panel);
 }
 
 function renderResults() {
   const view = state.view;
-  const handPanel = q("hand-result");
   const last = view.previous.length ? view.previous[view.previous.length - 1] : null;
-  const show = last && last.end !== "forfeit" && !sessionStorage.getItem(handResultKey(last.number))
-    && (openResult === last.number || view.over || view.moves.length === 0);
-  if (show) {
+  // At the match's end the last hand's result is part of the match dialog (below).
+  const showHand = last && !view.over && last.end !== "forfeit"
+    && !sessionStorage.getItem(handResultKey(last.number))
+    && (openResult === last.number || view.moves.length === 0);
+  if (showHand) {
     openResult = last.number;
     showHandResult(last);
   } else {
-    handPanel.hidden = true;
+    show("hand-result", false);
   }
 
-  const panel = q("match-result");
+  const panel = $("match-result");
   if (!view.over) {
-    panel.hidden = true;
-    q("match-result-backdrop").hidden = true;
+    show(panel, false);
+    show("match-result-backdrop", false);
     return;
   }
   const me = bottomSeat();
@@ -279,37 +266,39 @@ function renderResults() {
   else title = winner === you() ? t("match_won") : t("match_lost");
   if (view.forfeit_reason === "resign") {
     const loser = 1 - winner;
-    title = `${loser === you() ? t("resigned_you") : t("resigned_other", { name: nameOf(loser) })} ${title}`;
+    title = `${isYou(loser) ? t("resigned_you") : t("resigned_other", { name: nameOf(loser) })} ${title}`;
   }
   const forfeit = forfeitText(view);
   if (forfeit) title = `${forfeit} ${title}`;
-  $("mr-title").textContent = title;
-  if (panel.hidden && !panel.classList.contains("docked")) q("match-result-backdrop").hidden = false;
-  $("mr-score").textContent = t("final_score", { a: view.scores[me], b: view.scores[1 - me] });
-  panel.hidden = false;
+  setText("mr-title", title);
+  const lastHand = $("mr-hand");
+  const played = last && last.end !== "forfeit";
+  if (played) fillHandResult(lastHand, last);
+  show(lastHand, played);
+  if (panel.hidden && !panel.classList.contains("docked")) show("match-result-backdrop");
+  setText("mr-score", t("final_score", { a: view.scores[me], b: view.scores[1 - me] }));
+  show(panel);
 }
 
+/** The toast for `event`: whole sentences for you and for the other player. */
 function announce(event) {
   if (!event) return;
   const move = event.move || event;
-  const who = nameOf(move.p);
-  if (move.kind === "open") toast(t("opened", { name: who, tile: move.tile }));
+  const mine = isYou(move.p);
+  const args = { name: nameOf(move.p), tile: move.tile };
+  if (move.kind === "open") toast(mine ? t("opened_you", args) : t("opened", args));
   else if (move.kind === "play") {
-    toast(t("played", { name: who, tile: move.tile })
+    toast((mine ? t("played_you", args) : t("played", args))
       + (move.points ? `  ${t("scored", { points: move.points })}` : ""));
   } else if (move.kind === "draw") {
-    toast(move.tile ? t("drew_you", { tile: move.tile }) : t("drew_other", { name: who }));
-  } else if (move.kind === "pass") toast(t("passed", { name: who }));
+    toast(move.tile ? t("drew_you", args) : t("drew_other", args));
+  } else if (move.kind === "pass") toast(mine ? t("passed_you") : t("passed", args));
   else if (event.kind === "join") toast(t("joined", { name: nameOf(event.p) }));
 }
 
 // ------------------------------------------------------------------ acting
 function send(message) {
-  if (socket && socket.readyState === WebSocket.OPEN) {
-    socket.send(JSON.stringify(message));
-    return true;
-  }
-  return false;
+  return socket !== null && socket.send(message);
 }
 
 function sendPlay(tile, end) {
@@ -326,18 +315,18 @@ function dismissHandResult() {
   const last = state.view.previous[state.view.previous.length - 1];
   if (last) sessionStorage.setItem(handResultKey(last.number), "1");
   openResult = null;
-  q("hand-result").hidden = true;
+  show("hand-result", false);
 }
 
 function onTile(name) {
   if (!state || busy) return;
   // Playing on is the answer to the last hand's result: it makes way for the board.
-  if (!q("hand-result").hidden) dismissHandResult();
+  if (!$("hand-result").hidden) dismissHandResult();
   const view = state.view;
   const legal = legalByTile(view);
   const ends = legal.get(name);
   if (!ends) {
-    const btn = q("hand").querySelector(`[data-tile="${name}"]`);
+    const btn = $("hand").querySelector(`[data-tile="${name}"]`);
     if (btn) { btn.classList.remove("nope"); void btn.offsetWidth; btn.classList.add("nope"); }
     return;
   }
@@ -349,69 +338,32 @@ function onTile(name) {
   render();
 }
 
-// ------------------------------------------------------------------ the socket
-function connect() {
-  clearTimeout(retryTimer);
-  const proto = location.protocol === "https:" ? "wss" : "ws";
-  const ws = new WebSocket(`${proto}://${location.host}/ws/m/${encodeURIComponent(matchId)}`);
-  socket = ws;
-  ws.addEventListener("open", () => {
-    retry = 0;
-    setConnection("online");
-    ws.send(JSON.stringify({ type: "hello", version: state ? state.version : 0 }));
-    clearInterval(pingTimer);
-    pingTimer = setInterval(() => send({ type: "ping" }), 25000);
-  });
-  ws.addEventListener("message", (e) => {
-    let msg;
-    try { msg = JSON.parse(e.data); } catch { return; }
-    if (msg.type === "state") {
-      if (state && msg.version < state.version) return;
-      const event = msg.event;
-      state = msg;
-      busy = false;
-      if (event && (event.kind === "hand_end" || event.kind === "match_end")) {
-        openResult = event.hand;
-      }
-      noteState(msg);
-      announce(event);
-      render();
-    } else if (msg.type === "rematch" || msg.type === "presence" || msg.type === "ratings") {
-      onCommunityMessage(msg);
-    } else if (msg.type === "error") {
-      busy = false;
-      const key = `err_${msg.code}`;
-      toast(t(key) === key ? t("err_other") : t(key));
-      if (msg.code === "stale") send({ type: "hello", version: state ? state.version : 0 });
-      render();
-    }
-  });
-  ws.addEventListener("close", () => {
-    if (socket !== ws) return;
-    clearInterval(pingTimer);
-    setConnection("reconnecting");
-    busy = false;
-    const delay = Math.min(5000, 300 * 2 ** retry) + Math.random() * 200;
-    retry += 1;
-    retryTimer = setTimeout(connect, delay);
-  });
+// ------------------------------------------------------------------ messages
+function onState(msg) {
+  if (state && msg.version < state.version) return;
+  const event = msg.event;
+  state = msg;
+  busy = false;
+  if (event && (event.kind === "hand_end" || event.kind === "match_end")) openResult = event.hand;
+  noteState(msg);
+  announce(event);
+  render();
 }
 
-window.addEventListener("online", () => {
-  if (!socket || socket.readyState !== WebSocket.OPEN) connect();
-});
-document.addEventListener("visibilitychange", () => {
-  if (document.visibilityState === "visible" && socket && socket.readyState === WebSocket.OPEN) {
-    send({ type: "hello", version: state ? state.version : 0 });
-  }
-});
+function onError(msg) {
+  busy = false;
+  const key = `err_${msg.code}`;
+  toast(t(key) === key ? t("err_other") : t(key));
+  if (msg.code === "stale") send({ type: "hello", version: state ? state.version : 0 });
+  render();
+}
 
 $("hr-close").addEventListener("click", dismissHandResult);
 $("mr-close").addEventListener("click", () => {
-  q("match-result").classList.add("docked");
-  q("match-result-backdrop").hidden = true;
+  $("match-result").classList.add("docked");
+  show("match-result-backdrop", false);
 });
-const resignBtn = q("resign");
+const resignBtn = $("resign");
 if (resignBtn) {
   resignBtn.addEventListener("click", () => {
     if (window.confirm(t("resign_confirm"))) send({ type: "resign" });
@@ -420,7 +372,7 @@ if (resignBtn) {
 const copy = $("copy-link");
 if (copy) {
   copy.addEventListener("click", async () => {
-    const input = q("share-link");
+    const input = $("share-link");
     input.select();
     try { await navigator.clipboard.writeText(input.value); } catch { document.execCommand("copy"); }
     toast(t("copied"));
@@ -429,4 +381,19 @@ if (copy) {
 
 initCommunity({ send, nameOf, you, toast, getState: () => state });
 setConnection("reconnecting");
-connect();
+socket = openSocket(`/ws/m/${encodeURIComponent(matchId)}`, {
+  hello: () => ({ type: "hello", version: state ? state.version : 0 }),
+  resyncOnVisible: true,
+  maxDelay: 5000,
+  onState: (kind) => {
+    if (kind !== "online") busy = false;
+    setConnection(kind === "online" ? "online" : "reconnecting");
+  },
+  on: {
+    state: onState,
+    error: onError,
+    rematch: onCommunityMessage,
+    presence: onCommunityMessage,
+    ratings: onCommunityMessage,
+  },
+});

@@ -1,53 +1,55 @@
 // Quick game: the search lives as long as /ws/quick is open. The server reports the wait and
 // the rating range every second, offers a bot after a while, and says "paired" with the match.
-const box = document.querySelector('[data-testid="quick"]');
-const status = document.querySelector('[data-testid="quick-status"]');
-const offer = document.querySelector('[data-testid="quick-bot-offer"]');
-const error = document.querySelector('[data-testid="quick-error"]');
-const cancel = document.querySelector('[data-testid="quick-cancel"]');
-const S = JSON.parse(document.getElementById("quick-strings").textContent);
+import { byId, setText, show } from "./dom.js";
+import { openSocket } from "./socket.js";
 
-let ws = null;
-let finished = false;
-let delay = 500;
+const box = byId("quick");
+const status = byId("quick-status");
+const offer = byId("quick-bot-offer");
+const error = byId("quick-error");
+const cancel = byId("quick-cancel");
+const S = JSON.parse(byId("quick-strings").textContent);
 
-function connect() {
-  const q = new URLSearchParams({ target: box.dataset.target, bazaar: box.dataset.bazaar,
-                                  rated: box.dataset.rated });
-  const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  ws = new WebSocket(`${proto}//${location.host}/ws/quick?${q}`);
-  ws.addEventListener("open", () => { delay = 500; });
-  ws.addEventListener("message", (e) => {
-    let msg;
-    try { msg = JSON.parse(e.data); } catch { return; }
-    if (msg.type === "waiting") {
-      status.textContent = S.searching.replace("{range}", msg.range).replace("{waited}", msg.waited);
-      offer.hidden = !msg.offer_bot;
-    } else if (msg.type === "paired") {
-      finished = true;
-      status.textContent = S.paired;
-      location.assign(msg.url);
-    } else if (msg.type === "error") {
-      finished = msg.code !== "failed";  // a server hiccup: try again; a refusal: stop
-      error.textContent = S[msg.code] || S.refused;
-      error.hidden = false;
-    }
-  });
-  ws.addEventListener("close", (e) => {
-    if (finished) return;
-    if (e.code === 4400 || e.code === 4401 || e.code === 1008) {
-      error.textContent = S.failed;
-      error.hidden = false;
-      return;
-    }
-    status.textContent = S.reconnecting;
-    setTimeout(connect, delay);
-    delay = Math.min(delay * 2, 10000);
-  });
+let finished = false; // paired, refused or cancelled: no reconnecting
+
+function fail(text) {
+  setText(error, text);
+  show(error);
 }
 
-cancel.addEventListener("click", () => {
-  finished = true;
-  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "cancel" }));
-});
-if (box) connect();
+if (box) {
+  const params = new URLSearchParams({ target: box.dataset.target, bazaar: box.dataset.bazaar,
+                                       rated: box.dataset.rated });
+  const socket = openSocket(`/ws/quick?${params}`, {
+    ping: 0, // the server speaks every second
+    minDelay: 500,
+    reconnect: (e) => {
+      if (finished) return false;
+      if (e.code === 4400 || e.code === 4401 || e.code === 1008) {
+        fail(S.failed);
+        return false;
+      }
+      return true;
+    },
+    onState: (kind) => { if (kind === "reconnecting") setText(status, S.reconnecting); },
+    on: {
+      waiting: (msg) => {
+        setText(status, S.searching.replace("{range}", msg.range).replace("{waited}", msg.waited));
+        show(offer, Boolean(msg.offer_bot));
+      },
+      paired: (msg) => {
+        finished = true;
+        setText(status, S.paired);
+        location.assign(msg.url);
+      },
+      error: (msg) => {
+        finished = msg.code !== "failed"; // a server hiccup: try again; a refusal: stop
+        fail(S[msg.code] || S.refused);
+      },
+    },
+  });
+  cancel.addEventListener("click", () => {
+    finished = true;
+    socket.send({ type: "cancel" });
+  });
+}

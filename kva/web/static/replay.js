@@ -7,7 +7,7 @@ import { drawBoard, tileSVG } from "./tiles.js";
 const record = JSON.parse(document.getElementById("kva-record").textContent);
 const root = document.getElementById("replay");
 const seat = root.dataset.seat === "" ? null : Number(root.dataset.seat);
-const $ = (id) => document.getElementById(id);
+import { byId as $, h, setText } from "./dom.js";
 
 const canon = (name) => {
   const [a, b] = name.split("-").map(Number);
@@ -43,13 +43,15 @@ function buildSteps() {
     hand.moves.forEach((m, i) => {
       const name = playerName(m.p);
       const args = { n, i: i + 1, name };
+      // Whole sentences for "you" and for the other player: the verb agrees with its subject.
+      const say = (key, extra = {}) => t(seat === m.p ? `${key}_you` : key, { ...args, ...extra });
       if (m.draw) {
         held[m.p].add(canon(m.draw));
-        snap(t("replay_draw", { ...args, tile: m.draw }), null);
+        snap(say("replay_draw", { tile: m.draw }), null);
         return;
       }
       if (m.pass) {
-        snap(t("replay_pass", args), null);
+        snap(say("replay_pass"), null);
         return;
       }
       const tile = canon(m.play);
@@ -62,7 +64,7 @@ function buildSteps() {
         if (dbl) stavka = { n: x, end: null, closed: false };
         sum = dbl ? 2 * x : x + y;
         if (m.points) { points[tile] = m.points; scores[m.p] += m.points; }
-        snap(t("replay_open", { ...args, tile: m.play }), tile);
+        snap(say("replay_open", { tile: m.play }), tile);
         return;
       }
       const end = m.end;
@@ -81,16 +83,19 @@ function buildSteps() {
       }
       sum = m.ends_sum;
       if (m.points) { points[tile] = m.points; scores[m.p] += m.points; }
-      snap(t("replay_play", { ...args, tile: m.play, end: t(`end_${end}`) }), tile);
+      snap(say("replay_play", { tile: m.play, end: t(`end_${end}`) }), tile);
     });
     if (hand.result) {
       const r = hand.result;
+      const mine = r.winner !== null && r.winner === seat;
+      const args = { name: playerName(r.winner), points: r.points };
       let text;
-      if (r.end === "forfeit") text = t("replay_forfeit", { name: playerName(1 - r.winner) });
-      else if (r.end === "domino") {
-        text = t("hand_domino", { name: playerName(r.winner), points: r.points });
+      if (r.end === "forfeit") {
+        text = seat === 1 - r.winner ? t("replay_forfeit_you")
+          : t("replay_forfeit", { name: playerName(1 - r.winner) });
       } else if (r.winner === null) text = t("hand_fish_draw");
-      else text = t("hand_fish", { name: playerName(r.winner), points: r.points });
+      else if (r.end === "domino") text = t(mine ? "hand_domino_you" : "hand_domino", args);
+      else text = t(mine ? "hand_fish_you" : "hand_fish", args);
       if (hand.score) { scores[0] = hand.score[0]; scores[1] = hand.score[1]; }
       snap(t("replay_result", { n, result: text }), null);
       before = hand.score ? [...hand.score] : scores;
@@ -105,9 +110,7 @@ let pos = 0;
 function showHand(el, tiles) {
   el.replaceChildren();
   for (const name of tiles) {
-    const s = document.createElement("span");
-    s.className = "tile mini";
-    s.dataset.tile = name;
+    const s = h("span", { class: "tile mini", dataset: { tile: name } });
     s.appendChild(tileSVG(name));
     el.appendChild(s);
   }
@@ -116,9 +119,9 @@ function showHand(el, tiles) {
 function render() {
   const step = steps[pos];
   drawBoard($("replay-board"), step.board, { points: step.points, last: step.last });
-  $("replay-sum").textContent = step.sum;
-  $("replay-move").textContent = step.text;
-  $("replay-pos").textContent = t("replay_position", { i: pos + 1, n: steps.length });
+  setText("replay-sum", step.sum);
+  setText("replay-move", step.text);
+  setText("replay-pos", t("replay_position", { i: pos + 1, n: steps.length }));
   for (const p of [0, 1]) {
     $(`r-name${p}`).textContent = playerName(p);
     $(`r-hname${p}`).textContent = playerName(p);

@@ -183,20 +183,26 @@ export function drawBoard(svg, board, options = {}) {
     const pts = options.points ? options.points[t.tile] : 0;
     if (pts) badges.push({ t, w, h, pts });
   }
-  // Points next to the tile that scored: beside a vertical tile, above a horizontal one;
-  // drawn after every tile so no neighbour covers them.
+  // Points next to the tile that scored, in the first free place around it (beside a tile of
+  // a vertical line, above one of a horizontal line, else below, the other side or a corner):
+  // never on a neighbouring tile or another badge. Drawn after every tile so none covers them.
+  const BW = 1.1;
+  const BH = 0.56;
+  const taken = tiles.map((t) => ({ x: t.x, y: t.y, w: t.horizontal ? 2 : 1, h: t.horizontal ? 1 : 2 }));
+  const free = (bx, by) => taken.every((r) => bx + BW / 2 <= r.x + 0.02 || bx - BW / 2 >= r.x + r.w - 0.02
+    || by + BH / 2 <= r.y + 0.02 || by - BH / 2 >= r.y + r.h - 0.02);
   for (const { t, w, h, pts } of badges) {
-    let bx = t.x + w / 2;
-    let by = t.y - 0.36;
-    if (t.lineDir[1] !== 0) { // a vertical line: beside the tile
-      bx = t.x + w + 0.62;
-      by = t.y + h / 2;
-    } else if (t.stavka) {
-      bx = t.x + w + 0.6;
-      by = t.y + 0.22;
-    }
+    const above = [t.x + w / 2, t.y - 0.36];
+    const below = [t.x + w / 2, t.y + h + 0.36];
+    const right = [t.x + w + 0.62, t.y + h / 2];
+    const left = [t.x - 0.62, t.y + h / 2];
+    const corners = [[t.x + w + 0.5, t.y - 0.26], [t.x - 0.5, t.y - 0.26],
+      [t.x + w + 0.5, t.y + h + 0.26], [t.x - 0.5, t.y + h + 0.26]];
+    const order = t.lineDir[1] !== 0 ? [right, left, above, below] : [above, below, right, left];
+    const [bx, by] = [...order, ...corners].find(([x, y]) => free(x, y)) || order[0];
+    taken.push({ x: bx - BW / 2, y: by - BH / 2, w: BW, h: BH });
     const badge = el("g", { class: "points-badge", "data-for": t.tile }, layer);
-    el("rect", { x: (bx - 0.55) * U, y: (by - 0.28) * U, width: 1.1 * U, height: 0.56 * U,
+    el("rect", { x: (bx - BW / 2) * U, y: (by - BH / 2) * U, width: BW * U, height: BH * U,
       rx: 0.28 * U }, badge);
     const text = el("text", { x: bx * U, y: (by + 0.13) * U, "text-anchor": "middle" }, badge);
     text.textContent = `+${pts}`;
