@@ -69,16 +69,6 @@ def greedy_pick(
     return best
 
 
-def hand_delta(state: HandState, me: int) -> int:
-    """Points ``me`` gained minus points the opponent gained in a finished hand."""
-    points = state.points
-    delta = points[me] - points[1 - me]
-    winner = state.winner
-    if winner is not None:
-        delta += state.end_points if winner == me else -state.end_points
-    return delta
-
-
 def best_points(
     ask: Sequence[int], value: Sequence[int], free: int, stavka: int, tile: int
 ) -> int:

@@ -16,18 +16,16 @@ them as text and JSON. The hot path (:class:`HandState`) works on bitmasks.
 from kva.rules.actions import action_from_json, action_to_json, describe_action
 from kva.rules.codes import (
     DRAW,
-    END_NAMES,
     PASS,
     D,
     L,
     R,
     U,
-    code_end,
     code_tile,
     open_code,
     play_code,
 )
-from kva.rules.hand import DOMINO, FISH, HandState, IllegalAction, LogEntry
+from kva.rules.hand import HandState, IllegalAction, LogEntry
 from kva.rules.match import Deal, HandResult, Match, MatchOver, PlayedHand, shuffled_deal
 from kva.rules.record import (
     FORMAT,
@@ -39,7 +37,7 @@ from kva.rules.record import (
     write_record,
 )
 from kva.rules.settings import BAZAAR_RULES, TARGETS, BadSettings, BazaarRule, MatchSettings
-from kva.rules.tiles import TILE_COUNT, TILE_NAME, parse_tile, tile_name
+from kva.rules.tiles import parse_tile, tile_name
 from kva.rules.view import BoardView, HandSummary, PlayerView, PublicMove, determinize, player_view
 
 __all__ = [
@@ -47,15 +45,10 @@ __all__ = [
     "BadSettings",
     "BazaarRule",
     "MatchSettings",
-    "DOMINO",
     "DRAW",
-    "END_NAMES",
-    "FISH",
     "FORMAT",
     "PASS",
     "TARGETS",
-    "TILE_COUNT",
-    "TILE_NAME",
     "BoardView",
     "D",
     "Deal",
@@ -75,7 +68,6 @@ __all__ = [
     "U",
     "action_from_json",
     "action_to_json",
-    "code_end",
     "code_tile",
     "describe_action",
     "determinize",

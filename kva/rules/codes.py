@@ -33,16 +33,6 @@ def open_code(tile: int, flipped: bool = False) -> int:
     return OPEN_BASE + 2 * tile + (1 if flipped else 0)
 
 
-def is_placement(code: int) -> bool:
-    """Whether the code places a tile (an opening or a play on an end)."""
-    return code < DRAW
-
-
 def code_tile(code: int) -> int:
     """The tile a placement code places."""
     return (code - OPEN_BASE) >> 1 if code >= OPEN_BASE else code >> 2
-
-
-def code_end(code: int) -> int | None:
-    """The end a play code uses; None for an opening, a draw or a pass."""
-    return code & 3 if code < OPEN_BASE else None
