@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from kva.service.broker import Broker
 from kva.service.errors import NotFound
@@ -71,7 +71,7 @@ class OpenTable:
 class Lobby:
     """Lists the open tables and tells lobby viewers when the list changes."""
 
-    def __init__(self, sessions: async_sessionmaker, broker: Broker,
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], broker: Broker,
                  service: PlayService) -> None:
         self._sessions = sessions
         self._broker = broker
@@ -125,7 +125,7 @@ class Lobby:
             raise NotFound(match_id)
         table, match = found
         if match.seat0_user_id == user.id:
-            return match.id
+            return str(match.id)
         if match.rated and not registered:
             raise LobbyError("rated_only", "rated tables are for registered players")
         if match.status != "waiting":

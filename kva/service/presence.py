@@ -35,7 +35,7 @@ CLAIM_TYPE = "claim_win"
 def has_moved(live: LiveMatch, seat: int) -> bool:
     """Whether ``seat`` ever chose an action in the match (an opening or a play; draws and
     passes are applied by the server when they are forced, so they do not count)."""
-    return any(
+    return live.match is not None and any(
         entry[0] == seat and entry[1] not in (DRAW, PASS)
         for hand in live.match.hands for entry in hand.state.log
     )
@@ -159,13 +159,16 @@ class Presence:
         """After every committed change (and when a match is loaded): (re)arm the timeout of
         a player to act who has never moved in this match, or disarm it; a finished match's
         presence records are dropped."""
-        if live.match.over:  # nobody can leave a finished match: forget who came and went
+        match = live.match
+        if match is None:  # a table waiting for its player: nobody is to move yet
+            return
+        if match.over:  # nobody can leave a finished match: forget who came and went
             for seat_ in (0, 1):
                 self._seen.pop((live.id, seat_), None)
         current = self._clocks.get(live.id)
-        seat = live.match.turn
+        seat = match.turn
         due = (
-            live.status == "active" and not live.match.over and seat is not None
+            live.status == "active" and not match.over and seat is not None
             and live.seats[seat].bot is None and not has_moved(live, seat)
         )
         if current is not None:
