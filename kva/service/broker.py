@@ -127,7 +127,7 @@ class RedisBroker(_FanOut):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._reader
         with contextlib.suppress(Exception):
-            await self._pubsub.aclose()
+            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
         with contextlib.suppress(Exception):
             await self._redis.aclose()
 

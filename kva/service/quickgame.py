@@ -20,9 +20,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from kva.rules import TARGETS
+from kva.rules import BadSettings, MatchSettings
 from kva.service.matchmaking import Seeker, offer_bot, pair, rating_range, waited
-from kva.service.play import BAZAAR_RULES, PlayService
+from kva.service.play import PlayService
 
 log = logging.getLogger(__name__)
 
@@ -73,10 +73,12 @@ class QuickGame:
     @staticmethod
     def check(target: int, bazaar: str, rated: bool, registered: bool) -> None:
         """QuickGameError unless the settings are valid for this player."""
-        if target not in TARGETS:
-            raise QuickGameError("bad_target", f"target must be one of {TARGETS}")
-        if bazaar not in BAZAAR_RULES:
-            raise QuickGameError("bad_bazaar", "bazaar must be 'draw' or 'pass-only'")
+        try:
+            MatchSettings.parse(target, bazaar, rated)
+        except BadSettings as exc:
+            code = {"target": "bad_target", "bazaar": "bad_bazaar"}.get(exc.field,
+                                                                         "bad_settings")
+            raise QuickGameError(code, str(exc)) from None
         if rated and not registered:
             raise QuickGameError("rated_only", "rated games are for registered players")
 

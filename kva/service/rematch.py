@@ -13,13 +13,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import insert, update
+from sqlalchemy import CursorResult, insert, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.sql.dml import Update
 
 from kva.service.broker import Broker
 from kva.service.errors import NotFound, PlayError
 from kva.service.play import PlayService, Seat, topic
+from kva.storage import repo
 from kva.storage.community import Rematch
 from kva.storage.models import MatchRow, User, utcnow
 
@@ -39,7 +41,7 @@ def rematch_message(rm: Rematch | None) -> dict[str, Any]:
 class RematchService:
     """Offers, answers and the start of the new match."""
 
-    def __init__(self, sessions: async_sessionmaker, broker: Broker, play: PlayService) -> None:
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], broker: Broker, play: PlayService) -> None:
         self._sessions = sessions
         self._broker = broker
         self._play = play
@@ -100,12 +102,11 @@ class RematchService:
                             new_match_id=None, updated_at=utcnow()))
                         changed = True
                     else:
-                        result = await session.execute(
+                        changed = await _changed(session, (
                             update(Rematch)
                             .where(Rematch.match_id == match_id,
                                    Rematch.state.in_(("declined", "withdrawn")))
-                            .values(state="offered", offered_by=seat, updated_at=utcnow()))
-                        changed = result.rowcount == 1  # type: ignore[attr-defined]
+                            .values(state="offered", offered_by=seat, updated_at=utcnow())))
             except IntegrityError:  # the opponent offered at the same moment: look again
                 continue
             if changed:
@@ -133,12 +134,12 @@ class RematchService:
         self, match_id: str, *, offered_by: int, state: str, refusal: str
     ) -> dict[str, Any]:
         async with self._sessions() as session, session.begin():
-            result = await session.execute(
+            changed = await _changed(session, (
                 update(Rematch)
                 .where(Rematch.match_id == match_id, Rematch.state == "offered",
                        Rematch.offered_by == offered_by)
-                .values(state=state, updated_at=utcnow()))
-        if result.rowcount != 1:  # type: ignore[attr-defined]
+                .values(state=state, updated_at=utcnow())))
+        if not changed:
             raise PlayError("illegal", refusal)
         return await self._announce(match_id)
 
@@ -153,23 +154,25 @@ class RematchService:
             Seat(row.seat1_user_id, _nick(users, row.seat1_user_id), row.seat1_bot),
         ]
         new_row = self._play.prepare_match([old[1], old[0]], row.target, row.bazaar,
-                                           rated=row.rated)
+                                           rated=row.rated, private=row.private)
         try:
             async with self._sessions() as session, session.begin():
                 session.add(new_row)
                 await session.flush()
+                if row.private:  # whoever may watch this match may watch its rematch
+                    await repo.copy_watch_grants(session, row.id, new_row.id)
                 if opponent_bot:
                     await session.execute(insert(Rematch).values(
                         match_id=row.id, state="accepted", offered_by=offered_by,
                         new_match_id=new_row.id, updated_at=utcnow()))
                 else:
-                    result = await session.execute(
+                    accepted = await _changed(session, (
                         update(Rematch)
                         .where(Rematch.match_id == row.id, Rematch.state == "offered",
                                Rematch.offered_by == offered_by)
                         .values(state="accepted", new_match_id=new_row.id,
-                                updated_at=utcnow()))
-                    if result.rowcount != 1:  # type: ignore[attr-defined]
+                                updated_at=utcnow())))
+                    if not accepted:
                         raise PlayError("illegal", "there is no rematch offer to accept")
         except IntegrityError:  # a bot rematch started by a concurrent click
             raise PlayError("illegal", "the rematch has started already") from None
@@ -190,3 +193,9 @@ async def _users(session: AsyncSession, row: MatchRow) -> list[User]:
 
 def _nick(users: dict[int, User], user_id: int | None) -> str | None:
     return users[user_id].nickname if user_id is not None and user_id in users else None
+
+
+async def _changed(session: AsyncSession, statement: Update) -> bool:
+    """Run a guarded update; whether it changed exactly one row."""
+    result: CursorResult[Any] = await session.execute(statement)  # type: ignore[assignment]
+    return result.rowcount == 1

@@ -17,7 +17,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import RedirectResponse, Response
 
-from kva.rules import TARGETS
+from kva.rules import TARGETS, MatchSettings
 from kva.service import NotFound
 from kva.service.accounts import is_registered
 from kva.service.broker import Broker
@@ -110,11 +110,10 @@ def quick_settings(params: Any) -> tuple[int, str, bool]:
     target_raw = str(params.get("target") or "175")
     bazaar = str(params.get("bazaar") or "draw")
     rated_raw = str(params.get("rated") or "")
-    if not target_raw.isdigit() or len(target_raw) > 4:
-        raise ValueError("target")
-    if rated_raw not in ("", "0", "1", "on"):
+    if rated_raw not in ("", "0", "1", "on"):  # the form's own values only
         raise ValueError("rated")
-    return int(target_raw), bazaar, rated_raw in ("1", "on")
+    settings = MatchSettings.parse(target_raw, bazaar, rated_raw)  # BadSettings: a ValueError
+    return settings.target, settings.bazaar, settings.rated
 
 
 @router.get("/quick")

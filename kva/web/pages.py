@@ -10,9 +10,10 @@ from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse,
 
 from kva.i18n import COOKIE_NAME as LANG_COOKIE
 from kva.i18n import LOCALES
-from kva.rules import TARGETS
+from kva.rules import TARGETS, BadSettings, MatchSettings
 from kva.service import NotFound, PlayService, RatedOnly, WrongPassword
 from kva.service.accounts import is_registered
+from kva.service.play import MatchInfo
 from kva.service.bots import LEVELS
 from kva.web.render import render, translator
 
@@ -74,15 +75,17 @@ async def new_match(
     valid_opponents = [f"bot:{lvl}" for lvl in LEVELS] + ["friend", "open"]
     if opponent not in valid_opponents:
         raise _fail(request, 400, _("Choose an opponent: a bot or a friend."))
-    if not target.isdigit() or int(target) not in TARGETS:
-        raise _fail(request, 400, _("Choose a target of 75, 175, 255 or 355 points."))
-    if bazaar not in ("draw", "pass-only"):
-        raise _fail(request, 400, _("Choose the standard rules or “pass only”."))
+    if rated not in ("", "0", "1", "on"):  # the form's own values only
+        raise _fail(request, 400, _("That request was not understood."))
+    try:
+        settings = MatchSettings.parse(target, bazaar, rated)
+    except BadSettings as exc:
+        raise _fail(request, 400, _("Choose the standard rules or “pass only”.")
+                    if exc.field == "bazaar"
+                    else _("Choose a target of 75, 175, 255 or 355 points.")) from None
     if len(password) > 128:
         raise _fail(request, 400, _("The password is too long (at most 128 characters)."))
-    if rated not in ("", "0", "1", "on"):
-        raise _fail(request, 400, _("That request was not understood."))
-    want_rated = rated in ("1", "on")
+    want_rated = settings.rated
     user = request.state.user
     if want_rated and opponent != "open":
         raise _fail(request, 400, _("Only open tables and quick games can be rated: bot and "
@@ -91,7 +94,7 @@ async def new_match(
         raise _fail(request, 403, _("Rated games are for registered players. Create an "
                                     "account to play rated."))
     match_id, _token = await _service(request).create_match(
-        user.id, user.nickname, opponent, int(target), bazaar,
+        user.id, user.nickname, opponent, settings.target, settings.bazaar,
         password if opponent == "friend" and password else None, rated=want_rated,
     )
     return RedirectResponse(f"/m/{match_id}", status_code=303)
@@ -145,14 +148,19 @@ async def table_join(request: Request, token: str, password: str = Form("")) -> 
     return await _join(request, token, password)
 
 
-async def _info(request: Request, match_id: str):  # type: ignore[no-untyped-def]
+async def _info(request: Request, match_id: str) -> MatchInfo:
+    """The match's facts for the visitor: 404 if there is no such match, 403 if it is a
+    private one (a password table) they neither play nor gave the password of."""
     _ = translator(request)
     if len(match_id) > 24:
         raise _fail(request, 404, _("This match does not exist."))
     try:
-        return await _service(request).info(match_id, request.state.user.id)
+        info = await _service(request).info(match_id, request.state.user.id)
     except NotFound:
         raise _fail(request, 404, _("This match does not exist.")) from None
+    if not info.may_watch:
+        raise HTTPException(403, "private match")
+    return info
 
 
 @router.get("/m/{match_id}")
@@ -168,8 +176,7 @@ async def game(request: Request, match_id: str) -> Response:
 async def record(request: Request, match_id: str) -> Response:
     """The record of a finished match (404 while it is being played)."""
     _ = translator(request)
-    if len(match_id) > 24:
-        raise _fail(request, 404, _("This match does not exist."))
+    await _info(request, match_id)
     try:
         doc = await _service(request).finished_record(match_id)
     except NotFound:

@@ -152,6 +152,9 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
     if info is None:
         await ws.close(code=4404)
         return
+    if not info.may_watch:  # a private match: its players and who gave the password only
+        await ws.close(code=4403)
+        return
     await ws.accept()
     conn = Connection(ws, match_id, user_id)
     conn.seat = info.seat

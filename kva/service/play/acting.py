@@ -1,0 +1,81 @@
+"""Acting: a player's action, a resignation, and the forfeits the server decides."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from kva.rules import IllegalAction, Match, action_from_json
+from kva.service.errors import PlayError
+from kva.service.events import action_event, public, resign_event
+from kva.service.play.commit import Committer
+from kva.service.play.live import LiveMatch, LiveStore
+
+FORFEIT_REASONS: tuple[str, ...] = ("abandon", "timeout")
+
+
+def seated_match(live: LiveMatch, user_id: int | None) -> tuple[int, Match]:
+    """The seat of ``user_id`` and the match they may act in; PlayError says why not."""
+    seat = live.seat_of(user_id)
+    if seat is None:
+        raise PlayError("not_seated", "you are not a player of this match")
+    match = live.dealt()
+    if match.over or live.status == "finished":
+        raise PlayError("over", "the match is over")
+    if live.status == "cancelled":
+        raise PlayError("over", "this table was cancelled")
+    return seat, match
+
+
+class Acting:
+    """Every change a player (or the server, for a player) makes to a match in play."""
+
+    def __init__(self, store: LiveStore, committer: Committer) -> None:
+        self._store = store
+        self._committer = committer
+
+    async def act(self, match_id: str, user_id: int | None, version: Any, action: Any) -> None:
+        """Apply a player's action at ``version``; :class:`PlayError` says why not."""
+        live = await self._store.fresh(match_id)
+        async with live.lock:
+            seat, match = seated_match(live, user_id)
+            if isinstance(version, bool) or not isinstance(version, int) or (
+                version != live.version
+            ):
+                raise PlayError("stale", f"the match is at version {live.version}")
+            if match.turn != seat:
+                raise PlayError("not_your_turn", "it is not your turn")
+            try:
+                code = action_from_json(action, match.legal_codes())
+            except IllegalAction as exc:
+                raise PlayError("illegal", str(exc)) from None
+            hand_index = len(match.hands) - 1
+            match.apply(code, player=seat)
+            await self._committer.commit(live, partial(action_event, match, hand_index))
+
+    async def resign(self, match_id: str, user_id: int | None) -> None:
+        """The player resigns: the match ends at once, the opponent wins."""
+        live = await self._store.fresh(match_id)
+        async with live.lock:
+            seat, match = seated_match(live, user_id)
+            match.forfeit(seat, "resign")
+            await self._committer.commit(live, public(resign_event(match, seat)))
+
+    async def forfeit(
+        self, match_id: str, seat: int, reason: str, expected_version: int | None = None
+    ) -> None:
+        """``seat`` loses the match at once for ``reason`` (``abandon`` or ``timeout``: the
+        server decides these, not the player). With ``expected_version``, nothing happens
+        unless the match is still at that version (a timer armed for that position)."""
+        if reason not in FORFEIT_REASONS:
+            raise ValueError("a forfeit by the server is for 'abandon' or 'timeout'")
+        live = await self._store.fresh(match_id)
+        async with live.lock:
+            match = live.match
+            if match is None or match.over or live.status != "active":
+                raise PlayError("over", "the match is over")
+            if expected_version is not None and live.version != expected_version:
+                raise PlayError("stale", f"the match is at version {live.version}")
+            match.forfeit(seat, "abandon" if reason == "abandon" else "timeout")
+            await self._committer.commit(live, public({
+                "kind": "forfeit", "p": seat, "reason": reason, "winner": match.winner}))

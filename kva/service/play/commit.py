@@ -1,0 +1,145 @@
+"""Committing a change: store the match at its next version (refused if another writer got
+there first), then publish the state each viewer may see, built from that viewer's own view."""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from kva.rules import FORMAT, Match, PlayerView, player_view, write_record
+from kva.rules.view_json import view_to_json
+from kva.service.broker import Broker
+from kva.service.errors import PlayError
+from kva.service.events import EventSource
+from kva.service.play.live import VIEWER_KEYS, LiveMatch, LiveStore, topic
+from kva.service.ratings import rate_finished_match
+from kva.storage import repo
+from kva.storage.models import utcnow
+
+log = logging.getLogger(__name__)
+
+#: The board before anyone has played: what a table that is not dealt yet shows.
+_EMPTY_BOARD = player_view(Match(75, "draw", random.Random(0)), None).board
+
+
+def undealt_view(live: LiveMatch, seat: int | None) -> PlayerView:
+    """The view of a table waiting for its second player: the settings, and no tile at all
+    (nothing is dealt until the match starts)."""
+    return PlayerView(
+        player=seat, target=live.settings.target, bazaar=live.settings.bazaar, scores=(0, 0),
+        hand_number=1, turn=None, over=False, winner=None, forfeit_reason=None, hand=(),
+        hand_counts=(0, 0), hand_points=(0, 0), drawable_count=0, out_of_play_count=0,
+        drawn_count=0, pending=None, forced_opening=None, board=_EMPTY_BOARD, moves=(),
+        legal=(), passes=0, last_placer=-1, last_nondouble_placer=-1, previous=(),
+    )
+
+
+def view_of(live: LiveMatch, seat: int | None) -> PlayerView:
+    """What ``seat`` (None: a spectator) may know of ``live`` now."""
+    if live.match is None:
+        return undealt_view(live, seat)
+    view = player_view(live.match, seat)
+    if live.status != "active":
+        view = replace(view, legal=())
+    return view
+
+
+def record_of(live: LiveMatch) -> dict[str, Any]:
+    """The stored record: the whole match, or, before the deal, its settings and players."""
+    players = [{"name": s.record_name()} for s in live.seats]
+    meta = {"match_id": live.id, "rated": live.rated, "started": live.created_at}
+    if live.match is None:
+        return {"format": FORMAT, "target": live.settings.target,
+                "bazaar": live.settings.bazaar, "players": players, "meta": meta,
+                "hands": [], "winner": None, "score": [0, 0]}
+    return write_record(live.match, players=players, meta=meta)
+
+
+def state_message(
+    live: LiveMatch, seat: int | None, event: EventSource | None,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The ``state`` message for one viewer: their view and the event as they see it."""
+    view = view_of(live, seat)
+    seen = None
+    if event is not None:
+        seen = event(view)
+        if extra:
+            seen = {**seen, **extra}
+    return {
+        "type": "state",
+        "version": live.version,
+        "view": view_to_json(view),
+        "event": seen,
+        "status": live.status,
+        "players": [s.public() for s in live.seats],
+        "you": seat,
+    }
+
+
+class Committer:
+    """The one path every change takes: store, then publish, then tell who cares."""
+
+    def __init__(
+        self, sessions: async_sessionmaker[AsyncSession], broker: Broker, store: LiveStore
+    ) -> None:
+        self._sessions = sessions
+        self._broker = broker
+        self._store = store
+        #: Called with the match after each committed change (automatic turns, hooks).
+        self.after_commit: list[Callable[[LiveMatch], None]] = []
+
+    async def commit(
+        self, live: LiveMatch, event: EventSource | None, *, seat1_user_id: int | None = None
+    ) -> None:
+        """Store the match at the next version, then publish it; the caller holds the lock.
+
+        If the write is refused (someone else wrote first) or fails, the in-memory copy is
+        dropped, so the next access reloads the stored truth, and a ``stale`` error is raised.
+        """
+        match = live.match
+        finished = match is not None and match.over
+        if finished:
+            live.status = "finished"
+        extra: dict[str, Any] | None = None
+        try:
+            async with self._sessions() as session, session.begin():
+                ok = await repo.save_match_state(
+                    session, live.id, live.version, record=record_of(live), status=live.status,
+                    winner=match.winner if match is not None and finished else None,
+                    end_reason=(match.forfeit_reason or "points")
+                    if match is not None and finished else None,
+                    finished_at=utcnow() if finished else None, seat1_user_id=seat1_user_id,
+                )
+                if not ok:
+                    raise PlayError("stale", "the match changed meanwhile")
+                if finished:  # rated matches: both ratings move in this same transaction
+                    changes = await rate_finished_match(session, live.id)
+                    if changes:
+                        extra = {"ratings": [
+                            {"before": round(c.before.rating), "after": round(c.after.rating)}
+                            for c in changes]}
+        except BaseException:
+            self._store.forget(live.id)
+            raise
+        live.version += 1
+        await self._publish(live, event, extra)
+        for listener in self.after_commit:
+            listener(live)
+
+    async def _publish(
+        self, live: LiveMatch, event: EventSource | None, extra: dict[str, Any] | None
+    ) -> None:
+        states = {
+            key: state_message(live, None if key == "s" else int(key), event, extra)
+            for key in VIEWER_KEYS
+        }
+        try:
+            await self._broker.publish(topic(live.id), {"version": live.version, "states": states})
+        except Exception:  # committed already: clients resync on reconnect
+            log.exception("publishing match %s v%d failed", live.id, live.version)

@@ -1,0 +1,209 @@
+"""Matches held in memory between actions: who sits where, the dealt match, and the cache that
+loads them from the database (one load at a time per match) and forgets the least recently
+used."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from kva.rules import Match, MatchSettings, read_record
+from kva.service.errors import NotFound, PlayError
+from kva.storage import repo
+from kva.storage.models import MatchRow, User
+
+#: Viewer keys of published states: seat 0, seat 1, and everyone else.
+VIEWER_KEYS: tuple[str, ...] = ("0", "1", "s")
+
+
+def topic(match_id: str) -> str:
+    """The broker topic of one match."""
+    return f"match:{match_id}"
+
+
+def viewer_key(seat: int | None) -> str:
+    """The key of a viewer's state in a published message."""
+    return "s" if seat is None else str(seat)
+
+
+@dataclass(slots=True)
+class Seat:
+    """Who sits in a seat: a user (with a nickname), a bot level, or nobody yet."""
+
+    user_id: int | None = None
+    nickname: str | None = None
+    bot: str | None = None
+
+    def public(self) -> dict[str, Any] | None:
+        if self.user_id is None and self.bot is None:
+            return None
+        return {"name": self.nickname, "bot": self.bot}
+
+    def record_name(self) -> str:
+        return f"bot:{self.bot}" if self.bot else (self.nickname or "?")
+
+
+@dataclass(slots=True)
+class LiveMatch:
+    """A match held in memory between actions, with its stored version and seats.
+
+    ``match`` is None until the match starts: a table waiting for its second player (or
+    cancelled while waiting) is not dealt, so there is no hand anyone could see or shop for.
+    """
+
+    id: str
+    settings: MatchSettings
+    match: Match | None
+    version: int
+    status: str
+    seats: list[Seat]
+    created_at: str
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: Only the players and granted visitors may watch (a password table and its rematches).
+    private: bool = False
+
+    @property
+    def rated(self) -> bool:
+        return self.settings.rated
+
+    def seat_of(self, user_id: int | None) -> int | None:
+        if user_id is None:
+            return None
+        for i, seat in enumerate(self.seats):
+            if seat.user_id == user_id:
+                return i
+        return None
+
+    def dealt(self) -> Match:
+        """The match being played; PlayError while the table still waits for its player."""
+        if self.match is None:
+            if self.status == "cancelled":
+                raise PlayError("over", "this table was cancelled")
+            raise PlayError("illegal", "the match starts when your opponent joins")
+        return self.match
+
+
+def live_from_row(row: MatchRow, users: dict[int, User], rng: random.Random) -> LiveMatch:
+    """The in-memory match of a stored row (a waiting or cancelled table stays undealt)."""
+    settings = MatchSettings.parse(row.target, row.bazaar, row.rated)
+    undealt = row.status in ("waiting", "cancelled") or not row.record.get("hands")
+    match = None if undealt else read_record(row.record, complete=False, rng=rng)
+    seats = []
+    pairs = ((row.seat0_user_id, row.seat0_bot), (row.seat1_user_id, row.seat1_bot))
+    for user_id, bot in pairs:
+        user = users.get(user_id) if user_id is not None else None
+        seats.append(Seat(user_id, user.nickname if user is not None else None, bot))
+    started = (row.record.get("meta") or {}).get("started") or row.created_at.isoformat()
+    return LiveMatch(row.id, settings, match, row.version, row.status, seats, started,
+                     private=row.private)
+
+
+@dataclass(slots=True)
+class _Loading:
+    """One match being loaded: its lock and how many callers wait on it."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    users: int = 0
+
+
+class LiveStore:
+    """The matches this process holds, loaded on demand and dropped beyond ``cache_size``."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        rng_factory: Callable[[], random.Random],
+        cache_size: int,
+        busy: Callable[[str], bool],
+    ) -> None:
+        self._sessions = sessions
+        self._rng_factory = rng_factory
+        self._busy = busy
+        self.cache_size = cache_size
+        self.live: OrderedDict[str, LiveMatch] = OrderedDict()
+        #: Loads in progress (an entry lives only while someone loads or waits for it).
+        self.loading: dict[str, _Loading] = {}
+        #: Called with each match loaded from the database.
+        self.on_load: list[Callable[[LiveMatch], None]] = []
+
+    def __iter__(self) -> Iterator[LiveMatch]:
+        return iter(list(self.live.values()))
+
+    async def get(self, match_id: str) -> LiveMatch:
+        """The match, from memory or loaded (raises :class:`NotFound`)."""
+        live = self.live.get(match_id)
+        if live is not None:
+            self.live.move_to_end(match_id)
+            return live
+        loading = self.loading.get(match_id)
+        if loading is None:
+            loading = self.loading[match_id] = _Loading()
+        loading.users += 1
+        try:
+            async with loading.lock:
+                live = self.live.get(match_id)
+                if live is not None:
+                    return live
+                live = await self._load(match_id)
+                self.remember(live)
+        finally:
+            loading.users -= 1
+            if loading.users == 0 and self.loading.get(match_id) is loading:
+                del self.loading[match_id]
+        for hook in self.on_load:
+            hook(live)
+        return live
+
+    async def _load(self, match_id: str) -> LiveMatch:
+        async with self._sessions() as session:
+            row = await repo.get_match(session, match_id)
+            if row is None:
+                raise NotFound(match_id)
+            users = await repo.users_by_id(
+                session, [u for u in (row.seat0_user_id, row.seat1_user_id) if u is not None]
+            )
+        return live_from_row(row, users, self._rng_factory())
+
+    async def fresh(self, match_id: str) -> LiveMatch:
+        """The match as stored now: the copy in memory if no other process (or a failed write)
+        moved the stored version on, else a fresh load."""
+        live = self.live.get(match_id)
+        if live is not None:
+            async with self._sessions() as session:
+                version = await repo.match_version(session, match_id)
+            if version is None:
+                self.forget(match_id)
+                raise NotFound(match_id)
+            if version == live.version:
+                return live
+            self.forget(match_id)
+        return await self.get(match_id)
+
+    def remember(self, live: LiveMatch) -> None:
+        """Keep ``live`` in memory; beyond ``cache_size`` matches, drop the least recently used
+        ones that nothing is using (the database holds them all; they reload on demand)."""
+        self.live[live.id] = live
+        self.live.move_to_end(live.id)
+        excess = len(self.live) - self.cache_size
+        for old_id in list(self.live)[:max(0, excess)]:
+            old = self.live[old_id]
+            if old is live or old.lock.locked() or self._busy(old_id):
+                continue
+            del self.live[old_id]
+
+    def forget(self, match_id: str) -> None:
+        """Drop the in-memory copy (it may be ahead of or behind the database)."""
+        self.live.pop(match_id, None)
+
+    def renamed(self, user_id: int, nickname: str) -> None:
+        """A player's nickname changed: the matches held here show the new one."""
+        for live in self.live.values():
+            for seat in live.seats:
+                if seat.user_id == user_id:
+                    seat.nickname = nickname

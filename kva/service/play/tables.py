@@ -1,0 +1,250 @@
+"""Starting matches: one path builds every new match (against a bot, a paired player, a
+rematch, or a table waiting for its second player); tables are joined, cancelled and, when
+they have a password, watched only by whoever gave it.
+
+A waiting table is not dealt: the deal happens when the second player sits down, so the
+creator can never see a hand (or the forced opening) before the match starts and cancel to
+shop for a better one.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import secrets
+from collections.abc import Awaitable, Callable
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from kva.rules import Match, MatchSettings
+from kva.service import bots
+from kva.service.errors import NotFound, PlayError, RatedOnly, WrongPassword
+from kva.service.events import join_event, public
+from kva.service.passwords import hash_password, verify_password
+from kva.service.play.commit import Committer, record_of
+from kva.service.play.live import LiveMatch, LiveStore, Seat
+from kva.storage import repo
+from kva.storage.models import MatchRow, TableRow, utcnow
+
+log = logging.getLogger(__name__)
+
+OPPONENTS = "bot:easy, bot:normal, bot:hard, friend, open or player"
+
+
+class Tables:
+    """Creating, preparing, joining and cancelling matches and their tables."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        store: LiveStore,
+        committer: Committer,
+        rng_factory: Callable[[], random.Random],
+        started: Callable[[LiveMatch], None],
+    ) -> None:
+        self._sessions = sessions
+        self._store = store
+        self._committer = committer
+        self._rng_factory = rng_factory
+        self._started = started
+        self.listeners: list[Callable[[], Awaitable[None]]] = []
+
+    # ------------------------------------------------------------------ one path
+    def new_match(
+        self, seats: list[Seat], settings: MatchSettings, *, private: bool = False
+    ) -> tuple[LiveMatch, MatchRow]:
+        """A new match and its row, not yet stored. With both seats taken it is dealt and
+        active; with seat 1 empty it is a table waiting (undealt) for its second player."""
+        if len(seats) != 2 or seats[0].user_id is None and seats[0].bot is None:
+            raise ValueError("a match needs two seats, the first one taken")
+        if any(s.user_id is not None and s.bot is not None for s in seats):
+            raise ValueError("a seat is a user or a bot, not both")
+        if any(s.bot is not None and s.bot not in bots.LEVELS for s in seats):
+            raise ValueError("unknown bot level")
+        waiting = seats[1].user_id is None and seats[1].bot is None
+        if not waiting and seats[0].user_id is not None and seats[0].user_id == seats[1].user_id:
+            raise ValueError("a match needs two different players")
+        started = utcnow()
+        match = None if waiting else Match(settings.target, settings.bazaar, self._rng_factory())
+        live = LiveMatch(secrets.token_urlsafe(9), settings, match, 1,
+                         "waiting" if waiting else "active", list(seats), started.isoformat(),
+                         private=private)
+        row = MatchRow(
+            id=live.id, status=live.status, target=settings.target, bazaar=settings.bazaar,
+            rated=settings.rated, private=private,
+            seat0_user_id=seats[0].user_id, seat1_user_id=seats[1].user_id,
+            seat0_bot=seats[0].bot, seat1_bot=seats[1].bot, version=1,
+            record=record_of(live), created_at=started, updated_at=started,
+        )
+        return live, row
+
+    def _serve(self, live: LiveMatch) -> None:
+        self._store.remember(live)
+        self._started(live)
+
+    # ------------------------------------------------------------------ creating
+    async def create_match(
+        self,
+        creator_id: int,
+        creator_name: str,
+        opponent: str,
+        target: int,
+        bazaar: str,
+        password: str | None = None,
+        *,
+        rated: bool = False,
+        opponent_user: tuple[int, str] | None = None,
+    ) -> tuple[str, str | None]:
+        """Create a match; return its id and, for a table, the token of its link.
+
+        ``opponent`` is ``bot:<level>``, ``friend`` (a closed table, by link, with an optional
+        ``password``), ``open`` (an open table, listed in the lobby) or ``player``: the user
+        ``opponent_user`` (id, nickname) a quick game paired with the creator, seated at once.
+        Only open tables and quick games may be ``rated``; whether both players may play rated
+        is the caller's check (guests may not). ValueError (:class:`~kva.rules.BadSettings`
+        for the settings) names a bad setting.
+        """
+        settings = MatchSettings.parse(target, bazaar, rated)
+        if opponent.startswith("bot:"):
+            seat1 = Seat(bot=opponent[4:])
+        elif opponent in ("friend", "open"):
+            seat1 = Seat()
+        elif opponent == "player" and opponent_user is not None:
+            seat1 = Seat(opponent_user[0], opponent_user[1])
+        else:
+            raise ValueError(f"opponent must be {OPPONENTS}")
+        if settings.rated and opponent not in ("open", "player"):
+            raise ValueError("only open tables and quick games can be rated")
+        if password and len(password) > 128:
+            raise ValueError("the password is too long")
+        protected = opponent == "friend" and bool(password)
+        live, row = self.new_match([Seat(creator_id, creator_name), seat1], settings,
+                                   private=protected)
+        token = secrets.token_urlsafe(18) if opponent in ("friend", "open") else None
+        hashed = await hash_password(password, "table") if protected and password else None
+        async with self._sessions() as session, session.begin():
+            session.add(row)
+            await session.flush()
+            if token is not None:
+                session.add(TableRow(match_id=live.id, token=token, password_hash=hashed,
+                                     created_by=creator_id,
+                                     kind="open" if opponent == "open" else "closed"))
+        self._serve(live)
+        if opponent == "open":
+            await self.changed()
+        return live.id, token
+
+    def prepare_match(
+        self, seats: list[Seat], target: int, bazaar: str, *, rated: bool = False,
+        private: bool = False,
+    ) -> MatchRow:
+        """The row of a new active match between two given seats (users or bots), not yet
+        stored: the caller adds it in its own transaction, then calls :meth:`activate`.
+        A rematch uses this to start the new match in the transaction that accepts it."""
+        if len(seats) != 2 or any((s.user_id is None) == (s.bot is None) for s in seats):
+            raise ValueError("a match needs two seats, each a user or a bot")
+        _live, row = self.new_match(seats, MatchSettings.parse(target, bazaar, rated),
+                                    private=private)
+        return row
+
+    async def activate(self, match_id: str) -> None:
+        """Start serving a match stored by someone else (:meth:`prepare_match`): load it and
+        schedule the bot or forced turn that is due."""
+        self._started(await self._store.fresh(match_id))
+
+    # ------------------------------------------------------------------ tables
+    async def table(self, token: str) -> tuple[str, bool]:
+        """The match id behind a table token and whether the table has a password."""
+        async with self._sessions() as session:
+            table = await repo.table_by_token(session, token)
+        if table is None:
+            raise NotFound(token)
+        return table.match_id, table.password_hash is not None
+
+    async def join_table(
+        self, token: str, user_id: int, nickname: str, password: str | None, *,
+        registered: bool = False,
+    ) -> tuple[str, int | None]:
+        """Take the free seat of a table, closed or open (or watch it once both seats are
+        taken, or once it was cancelled). The deal happens here, as the match starts.
+
+        Returns the match id and the seat taken (None: a spectator, who may from now on watch
+        the match even if it has a password). Raises :class:`WrongPassword` when the table has
+        a password and ``password`` does not match (unless the visitor gave it before), and
+        :class:`RatedOnly` when a rated table is still waiting and the joiner is not
+        ``registered`` (guests play casual only).
+        """
+        async with self._sessions() as session:
+            table = await repo.table_by_token(session, token)
+            granted = table is not None and await repo.has_watch_grant(
+                session, table.match_id, user_id)
+        if table is None:
+            raise NotFound(token)
+        live = await self._store.fresh(table.match_id)
+        seat = live.seat_of(user_id)
+        if seat is not None:
+            return live.id, seat
+        if table.password_hash is not None and not granted and not (
+            password and await verify_password(password, table.password_hash, "table")
+        ):
+            raise WrongPassword(token)
+        if live.rated and not registered and live.status == "waiting":
+            raise RatedOnly(token)
+        joined = False
+        async with live.lock:
+            live = await self._store.fresh(table.match_id)
+            free = live.seats[1].user_id is None and live.seats[1].bot is None
+            if free and live.status == "waiting" and live.seat_of(user_id) is None:
+                live.seats[1] = Seat(user_id, nickname)
+                live.status = "active"
+                live.match = Match(live.settings.target, live.settings.bazaar,
+                                   self._rng_factory())
+                live.created_at = utcnow().isoformat()
+                await self._committer.commit(live, public(join_event(1)),
+                                             seat1_user_id=user_id)
+                joined = True
+        if joined:
+            await self.changed()
+            return live.id, 1
+        if live.private and not granted:
+            async with self._sessions() as session, session.begin():
+                await repo.grant_watch(session, live.id, user_id)
+        return live.id, None
+
+    async def cancel_waiting(self, match_id: str, user_id: int) -> bool:
+        """Cancel a table still waiting for its second player, for its creator (seat 0).
+
+        Returns False, changing nothing, when the table is no longer waiting (someone joined)
+        or ``user_id`` did not open it. A cancelled match takes no moves and leaves lists.
+        """
+        live = await self._store.fresh(match_id)
+        async with live.lock:
+            live = await self._store.fresh(match_id)
+            if live.status != "waiting" or live.seat_of(user_id) != 0:
+                return False
+            live.status = "cancelled"
+            try:
+                await self._committer.commit(live, public({"kind": "cancel", "p": 0}))
+            except PlayError:
+                return False
+        await self.changed()
+        return True
+
+    async def may_watch(self, live: LiveMatch, user_id: int | None) -> bool:
+        """Whether ``user_id`` may watch ``live``: anyone may watch a public match; a private
+        one (a password table) only its players and visitors who gave the password."""
+        if not live.private or live.seat_of(user_id) is not None:
+            return True
+        if user_id is None:
+            return False
+        async with self._sessions() as session:
+            return await repo.has_watch_grant(session, live.id, user_id)
+
+    # ------------------------------------------------------------------ listeners
+    async def changed(self) -> None:
+        """Tell the listeners a waiting table was opened, taken or cancelled."""
+        for listener in self.listeners:
+            try:
+                await listener()
+            except Exception:  # the change is committed; a listener's failure is only logged
+                log.exception("a table listener failed")
