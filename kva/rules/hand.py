@@ -2,7 +2,7 @@
 
 This is the engine's hot path, so it works on integers only: a tile is an index, a set of tiles a
 bitmask, an action an int code (see :mod:`kva.rules.codes`). ``Match`` wraps hands into a match and
-``kva.rules.actions`` gives the readable API on top. Rules are in ``shared/spec/rules.md``.
+``kva.rules.actions`` gives the readable API on top. Rules are in ``docs/rules.md``.
 """
 
 from __future__ import annotations

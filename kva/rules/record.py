@@ -1,4 +1,4 @@
-"""Match records in the ``georgian-domino/1`` format (shared/spec/record-format.md).
+"""Match records in the ``georgian-domino/1`` format (docs/record-format.md).
 
 :func:`write_record` turns a :class:`Match` into the JSON document; :func:`read_record` replays a
 document through the engine, checking everything the rules decide, and returns the match;
@@ -17,7 +17,7 @@ from kva.rules.fair import Dealer, verify_fair
 from kva.rules.hand import IllegalAction
 from kva.rules.match import FORFEIT_REASONS, Deal, Match, RandomSource, highest_double
 from kva.rules.moves import move_to_record
-from kva.rules.settings import TARGETS
+from kva.rules.settings import BadSettings, MatchSettings
 from kva.rules.tiles import TILE_COUNT, TILE_ID, TILE_LOW, TILE_NAME, parse_halves
 
 FORMAT: Final = "georgian-domino/1"
@@ -180,10 +180,13 @@ def read_record(
     fmt = _field(doc, "format", "")
     if fmt != FORMAT:
         raise RecordError("format", f"must be '{FORMAT}', found {fmt!r}")
-    target = _int(_field(doc, "target", ""), "target", TARGETS)
+    target = _int(_field(doc, "target", ""), "target")
     bazaar = _field(doc, "bazaar", "")
-    if bazaar not in ("draw", "pass-only"):
-        raise RecordError("bazaar", f"must be 'draw' or 'pass-only', found {bazaar!r}")
+    try:
+        MatchSettings(target, bazaar)
+    except BadSettings as exc:
+        found = target if exc.field == "target" else bazaar
+        raise RecordError(exc.field, f"{exc.message}, found {found!r}") from None
     hands = _field(doc, "hands", "")
     if not isinstance(hands, list) or not hands:
         raise RecordError("hands", "must be a non-empty list")
