@@ -3,7 +3,8 @@
 Every bot is a pure policy ``choose(view, rng) -> code`` over :class:`~kva.rules.PlayerView`
 and its own seeded RNG; none is ever handed the match. ``seer`` is the one exception, for
 measurement only: the tournament runner shows it the opponent's hand through
-:meth:`~kva.bots.hard.SeerBot.reveal`, and it is kept out of :data:`PLAYER_LEVELS`.
+:meth:`~kva.bots.hard_v1.SeerBot.reveal`, and it is kept out of :data:`PLAYER_LEVELS`; so is
+``hard-v1``, the ``hard`` of before issue 13 frozen as a yardstick.
 Server code should call bots through :func:`kva.bots.runner.choose_in_executor`.
 """
 
@@ -12,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kva.bots.base import Bot, RandomBot
-from kva.bots.hard import HardBot, SeerBot
+from kva.bots.hard import HardBot
+from kva.bots.hard_v1 import HardV1Bot, SeerBot
 from kva.bots.normal import NormalBot
 from kva.bots.simple import EasyBot, GreedyBot
 
@@ -27,6 +29,7 @@ BOTS: dict[str, Callable[[], Bot]] = {
 #: Bots for measurement only (``kva tournament``): never offered to players, never in ``BOTS``.
 MEASUREMENT_BOTS: dict[str, Callable[[], Bot]] = {
     "seer": SeerBot,
+    "hard-v1": HardV1Bot,
 }
 #: The levels a player may choose on the site.
 PLAYER_LEVELS: tuple[str, ...] = ("easy", "normal", "hard")
@@ -43,5 +46,5 @@ def make_bot(name: str) -> Bot:
 
 __all__ = [
     "BOTS", "MEASUREMENT_BOTS", "PLAYER_LEVELS", "Bot", "EasyBot", "GreedyBot", "HardBot",
-    "NormalBot", "RandomBot", "SeerBot", "make_bot",
+    "HardV1Bot", "NormalBot", "RandomBot", "SeerBot", "make_bot",
 ]

@@ -28,11 +28,13 @@ import random
 import time
 from collections.abc import Callable
 
+from kva.bots.endgame import Exhausted, solve_moves
 from kva.bots.fast import playout
 from kva.bots.knowledge import BETA, UNIFORM_SHARE, Knowledge
+from kva.bots.playout import playout as smart_playout
 from kva.bots.value import match_win_chance
 from kva.rules import HandState, PlayerView
-from kva.rules.tiles import tiles_of
+from kva.rules.hand import DRAWABLE
 
 Guess = tuple[int, list[int]]
 
@@ -51,6 +53,11 @@ class HardBot:
         noise: float = 0.35,
         beta: float = BETA,
         uniform_share: float = UNIFORM_SHARE,
+        exact_nodes: int = 0,
+        exact_guesses: int = 48,
+        exact_tiles: int = 12,
+        threat: float = 0.0,
+        lookahead: int = 4,
     ) -> None:
         #: Playouts per decision, shared among the legal moves.
         self.playouts = playouts
@@ -65,14 +72,68 @@ class HardBot:
         #: Opponent model of the inference weighting (see :mod:`kva.bots.knowledge`).
         self.beta = beta
         self.uniform_share = uniform_share
+        #: Exact endgames: node budget of the alpha-beta search (0: off), weighted guesses it
+        #: averages over, and the most tiles in both hands at which it is tried.
+        self.exact_nodes = exact_nodes
+        self.exact_guesses = exact_guesses
+        self.exact_tiles = exact_tiles
+        #: Playout policy: weight of the opponent's best immediate reply (0: the v1 policy)
+        #: and for how many real choices of each playout it is looked at.
+        self.threat = threat
+        self.lookahead = lookahead
 
     def choose(self, view: PlayerView, rng: random.Random) -> int:
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
         knowledge = Knowledge(view, self.beta, self.uniform_share)
+        if self.exact_nodes and self._endgame(view, knowledge):
+            code = self._exact(view, knowledge, rng)
+            if code is not None:
+                return code
         guesses = self._guesses(knowledge, rng, self._guess_count(len(legal)))
         return self._search(view, knowledge, guesses, rng)
+
+    def _endgame(self, view: PlayerView, knowledge: Knowledge) -> bool:
+        """Nothing can be drawn any more and the hands are small: exact search may finish."""
+        if view.bazaar != "pass-only" and view.drawn_count < DRAWABLE:
+            return False
+        return len(view.hand) + knowledge.opp_count <= self.exact_tiles
+
+    def _exact(self, view: PlayerView, knowledge: Knowledge, rng: random.Random) -> int | None:
+        """The best move by exact minimax averaged over weighted guesses of the opponent's hand;
+        None when the node budget runs out (the caller falls back to playouts)."""
+        legal = view.legal
+        guesses = self._guesses(knowledge, rng, self.exact_guesses)
+        counts: dict[int, int] = {}
+        rests: dict[int, list[int]] = {}
+        for opp_hand, rest in guesses:
+            counts[opp_hand] = counts.get(opp_hand, 0) + 1
+            rests.setdefault(opp_hand, rest)
+        value = self._valuer(view, knowledge.me)
+        additive = self._additive(view)
+        sums = [0.0] * len(legal)
+        left = self.exact_nodes
+        for opp_hand, count in counts.items():
+            state = knowledge.state(view, opp_hand, rests[opp_hand])
+            try:
+                values, used = solve_moves(
+                    state, list(legal), knowledge.me, value, additive, 100.0, left
+                )
+            except Exhausted:
+                return None
+            left -= used
+            for i, v in enumerate(values):
+                sums[i] += count * v
+        best = 0
+        for i in range(1, len(legal)):
+            if sums[i] > sums[best]:
+                best = i
+        return legal[best]
+
+    def _additive(self, view: PlayerView) -> bool:
+        """Whether :meth:`_valuer` values by points (additive) rather than by match chance."""
+        return max(view.scores) + self.near < view.target
 
     def _guess_count(self, moves: int) -> int:
         return max(1, self.playouts // moves)
@@ -114,13 +175,18 @@ class HardBot:
         sums = [0.0] * len(legal)
         deadline = time.perf_counter() + self.max_seconds
         noise = self.noise
+        threat = self.threat
+        lookahead = self.lookahead
         for opp_hand, rest in guesses:
             state = knowledge.state(view, opp_hand, rest)
             seed = rng.getrandbits(32)
             for i, code in enumerate(legal):
                 after = state.copy()
                 after.apply_unchecked(code)
-                playout(after, random.Random(seed), noise)
+                if threat > 0.0:
+                    smart_playout(after, random.Random(seed), noise, threat, lookahead)
+                else:
+                    playout(after, random.Random(seed), noise)
                 sums[i] += value(after)
             if time.perf_counter() > deadline:
                 break
@@ -136,7 +202,7 @@ class HardBot:
         opp = 1 - me
         have, other = view.scores[me], view.scores[opp]
         target = view.target
-        if max(have, other) + self.near < target:
+        if self._additive(view):
 
             def by_points(state: HandState) -> float:
                 points = state.points
@@ -158,38 +224,3 @@ class HardBot:
             return match_win_chance(a, b, target)
 
         return by_match
-
-
-class SeerBot(HardBot):
-    """``hard`` told the opponent's hand (never the bazaar order): a bound for perfect inference.
-
-    Measurement only. It is never offered to players and cannot play without being shown the
-    hand: the tournament runner calls :meth:`reveal` before each of its decisions, the one
-    channel through which it sees more than its view.
-    """
-
-    name = "seer"
-
-    def __init__(self, **kwargs: float) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
-        self._revealed: int | None = None
-
-    def reveal(self, opponent_hand: int) -> None:
-        """Show the opponent's hand (a tile mask) for the next decision only."""
-        self._revealed = opponent_hand
-
-    def choose(self, view: PlayerView, rng: random.Random) -> int:
-        revealed, self._revealed = self._revealed, None
-        if revealed is None:
-            raise RuntimeError("seer plays only when the tournament reveals the opponent's hand")
-        legal = view.legal
-        if len(legal) == 1:
-            return legal[0]
-        knowledge = Knowledge(view)
-        rest_pool = tiles_of(knowledge.unseen & ~revealed)
-        guesses: list[Guess] = []
-        for _ in range(self._guess_count(len(legal))):
-            rest = rest_pool[:]
-            rng.shuffle(rest)
-            guesses.append((revealed, rest))
-        return self._search(view, knowledge, guesses, rng)

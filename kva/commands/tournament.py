@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 
 from kva.bots import BOTS, MEASUREMENT_BOTS, Bot
-from kva.bots.hard import SeerBot
+from kva.bots.hard_v1 import SeerBot
 from kva.rules import TARGETS, Match, player_view
 
 

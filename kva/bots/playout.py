@@ -1,0 +1,83 @@
+"""The playout policy of ``hard``: noisy greedy that also minds the opponent's best reply.
+
+:func:`kva.bots.fast.playout` (``hard-v1``'s policy) values a placement by its points now, going
+out and shedding pips. This one, for the first ``lookahead`` real choices of a playout, also
+subtracts ``threat`` times the most the opponent could score at once on the board the placement
+leaves, with the tiles the opponent holds in the guess being played out (a determinization
+fixes both hands, so this costs one state copy per candidate and no inference). Later plies
+fall back to the plain noisy greedy policy, which is four to five times cheaper.
+"""
+
+from __future__ import annotations
+
+import random
+
+from kva.bots.fast import DOUBLE_FIVE, best_points, sum_after
+from kva.rules import HandState
+from kva.rules.codes import OPEN_BASE
+from kva.rules.hand import SCORE_OF_SUM
+from kva.rules.tiles import TILE_PIPS
+
+
+def _reply_threat(after: HandState) -> int:
+    """The most the player to move in ``after`` could score at once (0 if nothing fits)."""
+    fits = after.hands[after.turn] & after.ends_mask
+    if not fits:
+        return 0
+    ask, value = after.ask, after.value
+    free, stavka = after.opening_double_free, after.stavka
+    top = 0
+    while fits:
+        low = fits & -fits
+        fits ^= low
+        pts = best_points(ask, value, free, stavka, low.bit_length() - 1)
+        if pts > top:
+            top = pts
+    return top
+
+
+def playout(
+    state: HandState,
+    rng: random.Random,
+    noise: float = 0.35,
+    threat: float = 0.7,
+    lookahead: int = 4,
+) -> None:
+    """Play ``state`` (a copy) to the end of the hand; see the module docstring."""
+    random_ = rng.random
+    smart = lookahead
+    while not state.over:
+        codes = state.legal_codes()
+        if len(codes) == 1:
+            state.apply_unchecked(codes[0])
+            continue
+        ask = state.ask
+        value = state.value
+        free = state.opening_double_free
+        stavka = state.stavka
+        mover = state.turn
+        hand_size = state.hands[mover].bit_count()
+        look = smart > 0 and threat > 0.0
+        smart -= 1
+        best = codes[0]
+        best_key = -1e9
+        for code in codes:
+            key: float
+            if code < OPEN_BASE:
+                key = SCORE_OF_SUM[sum_after(ask, value, free, stavka, code)]
+                if hand_size == 1:
+                    key += 40
+                key += TILE_PIPS[code >> 2] * 0.15
+            else:
+                tile = (code - OPEN_BASE) >> 1
+                key = (10 if tile == DOUBLE_FIVE else 0) + TILE_PIPS[tile] * 0.15
+            if look and hand_size > 1:
+                after = state.copy()
+                after.apply_unchecked(code)
+                if not after.over:
+                    key -= threat * _reply_threat(after)
+            key += random_() * noise * 5
+            if key > best_key:
+                best_key = key
+                best = code
+        state.apply_unchecked(best)
