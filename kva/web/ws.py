@@ -106,7 +106,7 @@ async def _handle(conn: Connection, service: PlayService, text: str) -> None:
         return
     try:
         msg = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: brackets nested ~1000 deep
         await conn.error("bad_json", "the message is not valid JSON")
         return
     kind = msg.get("type") if isinstance(msg, dict) else None
