@@ -30,6 +30,13 @@ def _check_finished(game: Game, target: int) -> dict[str, Any]:
     assert (mine, theirs) == (view["scores"][view["player"]], view["scores"][1 - view["player"]])
     assert result.inner_text().strip(), "match-result shows no text"
     assert game.result_on_screen(), "match-result is below the fold: the player does not see it"
+    # The last hand's result is part of the match dialog, not hidden under it.
+    last = view["previous"][-1] if view.get("previous") else None
+    if last and last["end"] != "forfeit":
+        hand = game.loc("match-last-hand").first
+        assert hand.is_visible(), "the match dialog hides the last hand's result"
+        assert hand.get_attribute("data-end") == last["end"]
+        assert hand.inner_text().strip()
     return view
 
 
