@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from kva.service.broker import Broker
 from kva.service.errors import NotFound
+from kva.service.messages import LobbyTable
 from kva.service.play import PlayService
 from kva.storage.models import MatchRow, TableRow, User
 
@@ -56,16 +57,15 @@ class OpenTable:
     rated: bool
     created_at: str
 
-    def for_viewer(self, user_id: int | None, registered: bool) -> dict[str, Any]:
+    def for_viewer(self, user_id: int | None, registered: bool) -> LobbyTable:
         """This line for one viewer: public facts, whether it is theirs, whether they may join.
 
         The creator's user id is left out: the viewer only learns whether it is them."""
-        out = asdict(self)
-        del out["creator_id"]
         mine = user_id is not None and user_id == self.creator_id
-        out["mine"] = mine
-        out["can_join"] = not mine and (registered or not self.rated)
-        return out
+        return {"id": self.id, "creator": self.creator, "rating": self.rating,
+                "provisional": self.provisional, "target": self.target, "bazaar": self.bazaar,
+                "rated": self.rated, "created_at": self.created_at, "mine": mine,
+                "can_join": not mine and (registered or not self.rated)}
 
 
 class Lobby:
@@ -152,7 +152,7 @@ class Lobby:
 
 
 def view_for(message: dict[str, Any], user_id: int | None,
-             registered: bool) -> list[dict[str, Any]]:
+             registered: bool) -> list[LobbyTable]:
     """A published lobby message cut for one viewer (see :meth:`OpenTable.for_viewer`)."""
     out = []
     for raw in message.get("tables", []):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import secrets
 import time
@@ -24,6 +25,7 @@ from typing import Any
 from kva.rules import DRAW, PASS
 from kva.service.broker import Broker
 from kva.service.errors import PlayError
+from kva.service.messages import MatchTopicMessage, PresenceMessage, PresenceNote
 from kva.service.play import LiveMatch, PlayService, topic
 
 log = logging.getLogger(__name__)
@@ -63,10 +65,18 @@ class Presence:
         # (match, seat) -> origin -> (online, monotonic-ish wall time of the change)
         self._seen: dict[tuple[str, int], dict[str, tuple[bool, float]]] = defaultdict(dict)
         self._clocks: dict[str, tuple[int, asyncio.Task[None]]] = {}
+        # Every local socket per match (spectators too), and the matches with sockets here
+        # that are known to be over: their presence records go with their last socket.
+        self._sockets: dict[str, int] = defaultdict(int)
+        self._over: set[str] = set()
 
     # ------------------------------------------------------------------ presence
-    async def connected(self, match_id: str, seat: int | None) -> None:
-        """A player's socket opened (spectators, ``seat`` None, are not tracked)."""
+    async def connected(self, match_id: str, seat: int | None, *, over: bool = False) -> None:
+        """A socket of ``match_id`` opened: a player's, or a spectator's (``seat`` None, whose
+        presence nobody is told about). ``over``: the match is finished (or cancelled)."""
+        self._sockets[match_id] += 1
+        if over:
+            self._over.add(match_id)
         if seat is None:
             return
         key = (match_id, seat)
@@ -76,28 +86,57 @@ class Presence:
             await self._changed(match_id, seat, True, was_away)
 
     async def disconnected(self, match_id: str, seat: int | None) -> None:
-        """A player's socket closed."""
-        if seat is None:
+        """A socket of ``match_id`` closed (as :meth:`connected` counted it)."""
+        try:
+            if seat is None:
+                return
+            key = (match_id, seat)
+            if self._local.get(key, 0) <= 0:
+                return
+            self._local[key] -= 1
+            if self._local[key] == 0:
+                del self._local[key]
+                await self._changed(match_id, seat, False, False)
+        finally:
+            self._socket_gone(match_id)
+
+    def _socket_gone(self, match_id: str) -> None:
+        left = self._sockets.get(match_id, 0) - 1
+        if left > 0:
+            self._sockets[match_id] = left
             return
-        key = (match_id, seat)
-        if self._local.get(key, 0) <= 0:
-            return
-        self._local[key] -= 1
-        if self._local[key] == 0:
-            del self._local[key]
-            await self._changed(match_id, seat, False, False)
+        self._sockets.pop(match_id, None)
+        if match_id in self._over:  # over, and nobody here watches it: forget it entirely
+            self._over.discard(match_id)
+            self._forget(match_id)
+
+    def _forget(self, match_id: str) -> None:
+        for seat in (0, 1):
+            self._seen.pop((match_id, seat), None)
+
+    def match_over(self, match_id: str) -> None:
+        """``match_id`` is finished or cancelled (seen in a state relayed from any process):
+        its presence records go when its last local socket does."""
+        if match_id in self._sockets:
+            self._over.add(match_id)
+        else:
+            self._forget(match_id)
+
+    def tracked(self) -> int:
+        """How many (match, seat) presence records are kept (a leak shows here)."""
+        return len(self._seen)
 
     async def _changed(self, match_id: str, seat: int, online: bool, was_away: bool) -> None:
         now = time.time()
         self._seen[(match_id, seat)][self.origin] = (online, now)
-        note = {"origin": self.origin, "seat": seat, "online": online, "at": now}
-        message: dict[str, Any] = {"presence": note}
+        note: PresenceNote = {"origin": self.origin, "seat": seat, "online": online, "at": now}
+        message: MatchTopicMessage = {"presence": note}
         # Viewers hear of a player leaving, and of one coming back; a first arrival is news
         # to nobody (the other processes still take note of it).
         if not online or was_away:
             message["broadcast"] = self.message(match_id, seat)
         try:
-            await self._broker.publish(topic(match_id), message)
+            await self._broker.publish(topic(match_id), dict(message))
         except Exception:  # the local view is right; other instances catch up on the next change
             log.exception("publishing presence of match %s failed", match_id)
 
@@ -122,7 +161,7 @@ class Presence:
             return None
         return max(at for _online, at in seen.values())
 
-    def message(self, match_id: str, seat: int) -> dict[str, Any]:
+    def message(self, match_id: str, seat: int) -> PresenceMessage:
         """The ``presence`` message of ``seat``: online, or away with the seconds left of its
         grace period (``claim_in``, 0 once the opponent may claim the win)."""
         since = self.away_since(match_id, seat)
@@ -132,7 +171,7 @@ class Presence:
         return {"type": "presence", "seat": seat, "online": False,
                 "claim_in": round(left, 1)}
 
-    def messages(self, match_id: str) -> list[dict[str, Any]]:
+    def messages(self, match_id: str) -> list[PresenceMessage]:
         """The presence of both seats, for a viewer who just said hello (only away seats)."""
         return [self.message(match_id, seat) for seat in (0, 1)
                 if self.away_since(match_id, seat) is not None]
@@ -163,8 +202,7 @@ class Presence:
         if match is None:  # a table waiting for its player: nobody is to move yet
             return
         if match.over:  # nobody can leave a finished match: forget who came and went
-            for seat_ in (0, 1):
-                self._seen.pop((live.id, seat_), None)
+            self.match_over(live.id)
         current = self._clocks.get(live.id)
         seat = match.turn
         due = (
@@ -184,7 +222,7 @@ class Presence:
         task = asyncio.create_task(self._timeout(live.id, seat, live.version),
                                    name=f"kva-first-move-{live.id}-v{live.version}")
         self._clocks[live.id] = (live.version, task)
-        task.add_done_callback(lambda t, mid=live.id: self._clock_done(mid, t))
+        task.add_done_callback(functools.partial(self._clock_done, live.id))
 
     def _clock_done(self, match_id: str, task: asyncio.Task[None]) -> None:
         current = self._clocks.get(match_id)

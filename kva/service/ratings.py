@@ -29,6 +29,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from kva.ratings import Rating, is_provisional, rate_match, update
+from kva.service.messages import RatingsMessage
 from kva.storage.community import RatingHistory
 from kva.storage.models import MatchRow, SessionRow, User, utcnow
 
@@ -228,7 +229,7 @@ async def rating_history(session: AsyncSession, user_id: int) -> list[RatingHist
 
 async def match_ratings_message(
     sessions: async_sessionmaker, match_id: str
-) -> dict[str, Any] | None:
+) -> RatingsMessage | None:
     """``{"type": "ratings", "ratings": [{"before", "after"}, ...by seat]}`` for a rated match
     that has been rated (what a page reloaded after the end shows), else None."""
     async with sessions() as session:

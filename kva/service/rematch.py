@@ -11,7 +11,7 @@ players' pages go to the new match once it is accepted.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import CursorResult, insert, update
 from sqlalchemy.exc import IntegrityError
@@ -20,6 +20,7 @@ from sqlalchemy.sql.dml import Update
 
 from kva.service.broker import Broker
 from kva.service.errors import NotFound, PlayError
+from kva.service.messages import RematchMessage, RematchState
 from kva.service.play import PlayService, Seat, topic
 from kva.storage import repo
 from kva.storage.community import Rematch
@@ -30,24 +31,25 @@ REMATCH_TYPES: tuple[str, ...] = (
     "rematch_offer", "rematch_accept", "rematch_decline", "rematch_withdraw")
 
 
-def rematch_message(rm: Rematch | None) -> dict[str, Any]:
+def rematch_message(rm: Rematch | None) -> RematchMessage:
     """The ``rematch`` message every viewer gets: where the conversation stands."""
     if rm is None:
         return {"type": "rematch", "state": "none", "by": None, "match_id": None}
-    return {"type": "rematch", "state": rm.state, "by": rm.offered_by,
+    return {"type": "rematch", "state": cast(RematchState, rm.state), "by": rm.offered_by,
             "match_id": rm.new_match_id}
 
 
 class RematchService:
     """Offers, answers and the start of the new match."""
 
-    def __init__(self, sessions: async_sessionmaker[AsyncSession], broker: Broker, play: PlayService) -> None:
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], broker: Broker,
+                 play: PlayService) -> None:
         self._sessions = sessions
         self._broker = broker
         self._play = play
 
     # ------------------------------------------------------------------ reading
-    async def status(self, match_id: str) -> dict[str, Any]:
+    async def status(self, match_id: str) -> RematchMessage:
         """The current ``rematch`` message of a match (state ``none`` if nobody offered)."""
         async with self._sessions() as session:
             return rematch_message(await session.get(Rematch, match_id))
@@ -66,7 +68,7 @@ class RematchService:
         return row, seats.index(user_id)
 
     # ------------------------------------------------------------------ acting
-    async def handle(self, kind: str, match_id: str, user_id: int | None) -> dict[str, Any]:
+    async def handle(self, kind: str, match_id: str, user_id: int | None) -> RematchMessage:
         """Apply a client's ``rematch_*`` message; the resulting ``rematch`` message."""
         if kind == "rematch_offer":
             return await self.offer(match_id, user_id)
@@ -78,7 +80,7 @@ class RematchService:
             return await self.withdraw(match_id, user_id)
         raise ValueError(f"not a rematch message: {kind!r}")
 
-    async def offer(self, match_id: str, user_id: int | None) -> dict[str, Any]:
+    async def offer(self, match_id: str, user_id: int | None) -> RematchMessage:
         """Offer a rematch. Against a bot it is accepted at once; if the opponent offered
         already, offering accepts theirs. Offering twice changes nothing."""
         row, seat = await self._seated(match_id, user_id)
@@ -113,18 +115,18 @@ class RematchService:
                 return await self._announce(match_id)
         raise PlayError("stale", "the rematch changed meanwhile")
 
-    async def accept(self, match_id: str, user_id: int | None) -> dict[str, Any]:
+    async def accept(self, match_id: str, user_id: int | None) -> RematchMessage:
         """Accept the opponent's offer: start the new match (seats swapped)."""
         row, seat = await self._seated(match_id, user_id)
         return await self._start(row, seat, offered_by=1 - seat)
 
-    async def decline(self, match_id: str, user_id: int | None) -> dict[str, Any]:
+    async def decline(self, match_id: str, user_id: int | None) -> RematchMessage:
         """Decline the opponent's offer."""
         _row, seat = await self._seated(match_id, user_id)
         return await self._answer(match_id, offered_by=1 - seat, state="declined",
                                   refusal="there is no rematch offer to decline")
 
-    async def withdraw(self, match_id: str, user_id: int | None) -> dict[str, Any]:
+    async def withdraw(self, match_id: str, user_id: int | None) -> RematchMessage:
         """Take one's own offer back."""
         _row, seat = await self._seated(match_id, user_id)
         return await self._answer(match_id, offered_by=seat, state="withdrawn",
@@ -132,7 +134,7 @@ class RematchService:
 
     async def _answer(
         self, match_id: str, *, offered_by: int, state: str, refusal: str
-    ) -> dict[str, Any]:
+    ) -> RematchMessage:
         async with self._sessions() as session, session.begin():
             changed = await _changed(session, (
                 update(Rematch)
@@ -143,7 +145,7 @@ class RematchService:
             raise PlayError("illegal", refusal)
         return await self._announce(match_id)
 
-    async def _start(self, row: MatchRow, seat: int, *, offered_by: int) -> dict[str, Any]:
+    async def _start(self, row: MatchRow, seat: int, *, offered_by: int) -> RematchMessage:
         """Create the new match and mark the rematch accepted, in one transaction; refused
         (nothing created) unless an offer by ``offered_by`` stands, or the opponent is a bot."""
         opponent_bot = (row.seat1_bot if seat == 0 else row.seat0_bot) is not None
@@ -179,10 +181,10 @@ class RematchService:
         await self._play.activate(new_row.id)
         return await self._announce(row.id)
 
-    async def _announce(self, match_id: str) -> dict[str, Any]:
+    async def _announce(self, match_id: str) -> RematchMessage:
         """Publish the rematch's current state to every viewer of the match; return it."""
         message = await self.status(match_id)
-        await self._broker.publish(topic(match_id), {"broadcast": message})
+        await self._broker.publish(topic(match_id), {"broadcast": dict(message)})
         return message
 
 

@@ -13,6 +13,7 @@ once: the visitor keeps their user and gets a real session in exchange.
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
@@ -20,8 +21,12 @@ from datetime import timedelta
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from kva.service.broker import Broker
+from kva.service.messages import RevokedNote
 from kva.storage import repo
 from kva.storage.models import SessionRow, User, utcnow
+
+log = logging.getLogger(__name__)
 
 #: The cookie's name (unchanged from the signed-cookie scheme, see docs/web-contract.md).
 COOKIE = "kva_session"
@@ -31,6 +36,9 @@ MAX_AGE = 60 * 60 * 24 * 365
 TOUCH_EVERY = timedelta(minutes=5)
 #: The longest cookie value looked at (tokens are 43 characters; old signed cookies ~40).
 MAX_COOKIE = 512
+#: The broker topic of revocations. Every process subscribes to it once (kva.web.sockets) and
+#: closes the WebSockets of a revoked session (close code 4401) the moment it hears of one.
+REVOKED_TOPIC = "sessions:revoked"
 
 
 def new_token() -> str:
@@ -134,8 +142,38 @@ async def rotate(session: AsyncSession, old_token: str | None, user_id: int) -> 
     return await open_session(session, user_id)
 
 
-async def revoke(sessions: async_sessionmaker, token: str | None) -> bool:
-    """Revoke the session of ``token``; whether a live one was revoked."""
+async def publish_revoked(broker: Broker | None, tokens: tuple[str | None, ...] = (),
+                          user_id: int | None = None) -> None:
+    """Tell every process that the sessions of ``tokens`` (or every session of ``user_id``)
+    are revoked, so their open WebSockets close now. Call it after the revocation is
+    committed. Only token hashes travel; a failure to publish is logged, not raised (sockets
+    still re-check the session before every action)."""
+    hashes = [token_hash(t) for t in tokens if t and len(t) <= MAX_COOKIE]
+    if broker is None or (not hashes and user_id is None):
+        return
+    note: RevokedNote = {"token_hashes": hashes, "user_id": user_id}
+    try:
+        await broker.publish(REVOKED_TOPIC, dict(note))
+    except Exception:
+        log.exception("publishing a session revocation failed")
+
+
+async def session_is_live(sessions: async_sessionmaker[AsyncSession], token: str | None) -> bool:
+    """Whether ``token`` is a live (existing, unrevoked) session: the cheap check a WebSocket
+    makes before each action."""
+    if not token or len(token) > MAX_COOKIE:
+        return False
+    async with sessions() as session:
+        found = await session.scalar(
+            select(SessionRow.id).where(SessionRow.token_hash == token_hash(token),
+                                        SessionRow.revoked_at.is_(None)))
+    return found is not None
+
+
+async def revoke(sessions: async_sessionmaker, token: str | None,
+                 broker: Broker | None = None) -> bool:
+    """Revoke the session of ``token``; whether a live one was revoked. With ``broker``, its
+    open sockets on every process are closed too."""
     if not token or len(token) > MAX_COOKIE:
         return False
     async with sessions() as session:
@@ -145,11 +183,14 @@ async def revoke(sessions: async_sessionmaker, token: str | None) -> bool:
             .values(revoked_at=utcnow())
         )
         await session.commit()
+    await publish_revoked(broker, (token,))
     return bool(result.rowcount)  # type: ignore[attr-defined]
 
 
-async def revoke_all(sessions: async_sessionmaker, user_id: int) -> int:
-    """Revoke every live session of ``user_id`` (log out everywhere); how many."""
+async def revoke_all(sessions: async_sessionmaker, user_id: int,
+                     broker: Broker | None = None) -> int:
+    """Revoke every live session of ``user_id`` (log out everywhere); how many. With
+    ``broker``, their open sockets on every process are closed too."""
     async with sessions() as session:
         result = await session.execute(
             update(SessionRow)
@@ -157,4 +198,5 @@ async def revoke_all(sessions: async_sessionmaker, user_id: int) -> int:
             .values(revoked_at=utcnow())
         )
         await session.commit()
+    await publish_revoked(broker, user_id=user_id)
     return int(result.rowcount)  # type: ignore[attr-defined]

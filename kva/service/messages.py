@@ -1,0 +1,233 @@
+"""Every WebSocket message, both ways, as a ``TypedDict`` (the protocol is docs/web-contract.md).
+
+One module for the three sockets (a match's ``/ws/m/{id}``, ``/ws/lobby``, ``/ws/quick``) and
+for what the processes tell each other on the broker, so the service code that builds a message
+and the socket that sends it agree on its shape, and ``mypy --strict`` checks both. Client
+messages arrive as untrusted JSON: :func:`client_type` is the one place that reads their
+``type``; the fields are checked by whoever uses them (the play service checks ``version`` and
+``action``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
+
+# ---------------------------------------------------------------------- client -> server
+
+#: Match socket: what a client may send (anything else is ``unknown_type``).
+MatchClientType = Literal[
+    "hello", "action", "resign", "ping",
+    "rematch_offer", "rematch_accept", "rematch_decline", "rematch_withdraw",
+    "claim_win",
+]
+MATCH_CLIENT_TYPES: tuple[MatchClientType, ...] = (
+    "hello", "action", "resign", "ping",
+    "rematch_offer", "rematch_accept", "rematch_decline", "rematch_withdraw",
+    "claim_win",
+)
+RematchType = Literal["rematch_offer", "rematch_accept", "rematch_decline", "rematch_withdraw"]
+
+
+class HelloIn(TypedDict):
+    type: Literal["hello"]
+    version: int
+
+
+class ActionIn(TypedDict):
+    type: Literal["action"]
+    version: int
+    #: ``{"type": "play", "tile": "6-4", "end": "R"}`` (checked by the rules).
+    action: dict[str, Any]
+
+
+class ResignIn(TypedDict):
+    type: Literal["resign"]
+
+
+class PingIn(TypedDict):
+    type: Literal["ping"]
+
+
+class RematchIn(TypedDict):
+    type: RematchType
+
+
+class ClaimIn(TypedDict):
+    type: Literal["claim_win"]
+
+
+class CancelIn(TypedDict):
+    """Quick-game socket: stop searching."""
+
+    type: Literal["cancel"]
+
+
+MatchClientMessage: TypeAlias = HelloIn | ActionIn | ResignIn | PingIn | RematchIn | ClaimIn
+
+
+def client_type(msg: object) -> str | None:
+    """The ``type`` of a decoded client frame: a string, or None (not an object, no type)."""
+    if not isinstance(msg, dict):
+        return None
+    kind = msg.get("type")
+    return kind if isinstance(kind, str) else None
+
+
+# ---------------------------------------------------------------------- server -> client
+
+MatchStatus = Literal["waiting", "active", "finished", "cancelled"]
+#: Error codes of the match socket (``rate_limited`` on every socket).
+ErrorCode = str
+
+
+class PlayerJSON(TypedDict):
+    """A taken seat: a person's nickname, or a bot's level."""
+
+    name: str | None
+    bot: str | None
+
+
+class StateMessage(TypedDict):
+    """The full per-viewer view after ``version``, with the event that made it (null for a
+    resync). ``view`` is ``kva.rules.view_json.view_to_json``; events are ``kva.service.events``.
+    """
+
+    type: Literal["state"]
+    version: int
+    view: dict[str, Any]
+    event: dict[str, Any] | None
+    status: MatchStatus
+    players: list[PlayerJSON | None]
+    you: int | None
+
+
+class ErrorMessage(TypedDict):
+    """A refused frame (nothing changed), or on the lobby and quick sockets a refusal before a
+    close. ``message`` is for people; ``code`` is the contract."""
+
+    type: Literal["error"]
+    code: ErrorCode
+    message: NotRequired[str]
+
+
+class PongMessage(TypedDict):
+    type: Literal["pong"]
+
+
+RematchState = Literal["none", "offered", "declined", "withdrawn", "accepted"]
+
+
+class RematchMessage(TypedDict):
+    type: Literal["rematch"]
+    state: RematchState
+    by: int | None
+    match_id: str | None
+
+
+class PresenceMessage(TypedDict):
+    """A player's last connection closed (``online`` false, ``claim_in`` seconds left of the
+    grace period) or they came back."""
+
+    type: Literal["presence"]
+    seat: int
+    online: bool
+    claim_in: float | None
+
+
+class RatingChange(TypedDict):
+    before: int
+    after: int
+
+
+class RatingsMessage(TypedDict):
+    type: Literal["ratings"]
+    ratings: list[RatingChange]
+
+
+MatchServerMessage: TypeAlias = (
+    StateMessage | ErrorMessage | PongMessage | RematchMessage | PresenceMessage | RatingsMessage
+)
+
+
+class LobbyTable(TypedDict):
+    """One open table as one viewer sees it (``kva.service.lobby.OpenTable.for_viewer``)."""
+
+    id: str
+    creator: str
+    rating: int
+    provisional: bool
+    target: int
+    bazaar: str
+    rated: bool
+    created_at: str
+    mine: bool
+    can_join: bool
+
+
+class LobbyMessage(TypedDict):
+    type: Literal["lobby"]
+    tables: list[LobbyTable]
+
+
+class WaitingMessage(TypedDict):
+    """Quick game: still searching (every second)."""
+
+    type: Literal["waiting"]
+    waited: int
+    range: int
+    offer_bot: bool
+
+
+class PairedMessage(TypedDict):
+    type: Literal["paired"]
+    match_id: str
+    url: str
+
+
+class CancelledMessage(TypedDict):
+    type: Literal["cancelled"]
+
+
+LobbyServerMessage: TypeAlias = LobbyMessage | PongMessage | ErrorMessage
+QuickServerMessage: TypeAlias = (
+    WaitingMessage | PairedMessage | CancelledMessage | ErrorMessage
+)
+ServerMessage: TypeAlias = MatchServerMessage | LobbyServerMessage | QuickServerMessage
+
+
+def error(code: ErrorCode, message: str | None = None) -> ErrorMessage:
+    """An ``error`` message (``message`` left out when None)."""
+    out: ErrorMessage = {"type": "error", "code": code}
+    if message is not None:
+        out["message"] = message
+    return out
+
+
+# ---------------------------------------------------------------------- between processes
+
+
+class PresenceNote(TypedDict):
+    """A process's own count for a seat changed (``origin``: that process)."""
+
+    origin: str
+    seat: int
+    online: bool
+    at: float
+
+
+class MatchTopicMessage(TypedDict, total=False):
+    """What is published on a match's topic: new states by viewer key (``"0"``, ``"1"``,
+    ``"s"``), and/or a presence note, and/or a message for every viewer."""
+
+    version: int
+    states: dict[str, StateMessage]
+    presence: PresenceNote
+    broadcast: RematchMessage | PresenceMessage
+
+
+class RevokedNote(TypedDict):
+    """Sessions revoked (:mod:`kva.service.sessions`): by the SHA-256 of their token, or every
+    session of ``user_id``. Every process closes the matching sockets."""
+
+    token_hashes: list[str]
+    user_id: int | None
