@@ -14,7 +14,7 @@ import random
 import time
 from collections.abc import Callable
 
-from kva.commands import bench_fair
+from kva.commands import bench_fair, bench_server
 from kva.rules.hand import HandState
 from kva.rules.match import shuffled_deal
 from kva.rules.tiles import mask_of
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``kva bench engine`` and ``kva bench fair``."""
+    """Register ``kva bench engine``, ``kva bench fair`` and ``kva bench server``."""
     parser = subparsers.add_parser("bench", help="benchmarks")
     which = parser.add_subparsers(dest="bench", metavar="WHAT")
     which.required = True
@@ -105,3 +105,4 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     engine.add_argument("--seed", type=int, default=1)
     engine.set_defaults(func=run)
     bench_fair.add_parser(which)
+    bench_server.add_parser(which)

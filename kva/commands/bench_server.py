@@ -1,0 +1,808 @@
+"""``kva bench server``: whole matches between WebSocket clients against real servers, ramped.
+
+The bench starts ``kva serve`` processes itself (``--start N``: SQLite in an empty temporary
+folder, or a fresh PostgreSQL database that is dropped afterwards; with N > 1 the processes share
+the database and a Redis broker) or is pointed at running ones (``--url``). For each step of the
+ramp (``--matches 50,100,200``) it keeps that many friend matches live: each match is two fresh
+guests, one opening a closed table (``POST /matches``) and the other joining it by its link
+(``POST /t/{token}``), both on ``/ws/m/{id}``, each playing a random legal move ``--think``
+seconds (± ``--jitter``) after its turn comes, to the match's end; then the slot opens the next
+match. With several servers the two players of a match sit on different processes (round robin).
+
+Measured per client action (forced draws and passes that the server applies are not client
+actions and are not counted): from sending it to the actor receiving the state of the new version
+(action→actor) and to the opponent receiving it (action→opponent); actions per second; errors
+(error frames, sockets that close under a player, HTTP failures, matches that stall); server CPU
+(of one core, the processes and their children, from ``/proc/<pid>/stat``) and RSS (the largest
+sum seen, from ``/proc/<pid>/status``); and the bench's own CPU, since a saturated client
+inflates every latency.
+
+The last line is the headline: the largest step whose p99 action→opponent is within ``--slo-ms``
+with no errors. See docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+#: Where ``--db postgres`` creates its database (the bench's own, dropped afterwards).
+DEFAULT_PG = "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
+#: The broker several started processes share.
+DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
+#: Per-address limits that one load generator on 127.0.0.1 would hit, raised for the servers
+#: the bench starts itself (every bench client is a different guest, so per-player limits stay
+#: as configured). Servers given with ``--url`` must be started with such settings by hand.
+GENEROUS_LIMITS: dict[str, str] = {
+    "KVA_TABLE_CREATE_RATE_IP": "1000000/minute",
+    "KVA_TABLE_PASSWORD_RATE_IP": "1000000/minute",
+    "KVA_REGISTER_RATE_IP": "1000000/minute",
+    "KVA_LOGIN_RATE_IP": "1000000/minute",
+    "KVA_WS_PER_CLIENT": "1000000",
+    "KVA_WS_PER_MATCH": "1000",
+}
+#: A match slot with no message on either socket for this long counts a ``stall`` and moves on.
+STALL_S = 20.0
+
+
+# ---------------------------------------------------------------------------------------------
+# Measurements
+
+
+def percentile(sorted_values: Sequence[float], p: float) -> float:
+    """The nearest-rank ``p`` percentile (0 < p ≤ 1) of ``sorted_values``; NaN when empty."""
+    if not sorted_values:
+        return float("nan")
+    rank = max(1, -(-int(p * 1000) * len(sorted_values) // 1000))
+    return sorted_values[min(rank, len(sorted_values)) - 1]
+
+
+@dataclass
+class Recorder:
+    """What the clients saw during the current window."""
+
+    actor: list[float] = field(default_factory=list)
+    opponent: list[float] = field(default_factory=list)
+    errors: Counter[str] = field(default_factory=Counter)
+    matches_started: int = 0
+    matches_finished: int = 0
+
+    def reset(self) -> None:
+        self.actor.clear()
+        self.opponent.clear()
+        self.errors.clear()
+        self.matches_started = 0
+        self.matches_finished = 0
+
+
+def _proc_ticks_and_rss(pid: int) -> tuple[int, int] | None:
+    """CPU ticks (user + system) and RSS in KiB of ``pid``; None when it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2:].split()
+    ticks = int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15 of stat)
+    rss = 0
+    for line in status.splitlines():
+        if line.startswith("VmRSS:"):
+            rss = int(line.split()[1])
+            break
+    return ticks, rss
+
+
+def _descendants(roots: Sequence[int]) -> list[int]:
+    """``roots`` and every process below them (bot workers and the like)."""
+    parent: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        parent[int(entry)] = int(stat[stat.rindex(")") + 2:].split()[1])
+    found = [pid for pid in roots if pid in parent]
+    frontier = list(found)
+    while frontier:
+        children = [pid for pid, ppid in parent.items() if ppid in frontier]
+        found.extend(children)
+        frontier = children
+    return found
+
+
+class ProcessSampler:
+    """CPU ticks and RSS of the server processes (and their children), sampled every second.
+
+    CPU ticks are summed per process over the window (a process that ends keeps what it used
+    up to its last sample), so the figure is the share of one core the servers used."""
+
+    def __init__(self, pids: Sequence[int]) -> None:
+        self.pids = list(pids)
+        self._last: dict[int, int] = {}
+        self.ticks = 0
+        self.max_rss_kib = 0
+        self.processes = 0
+        self._started = time.perf_counter()
+
+    def sample(self) -> None:
+        if not self.pids:
+            return
+        rss_total = 0
+        tree = _descendants(self.pids)
+        self.processes = max(self.processes, len(tree))
+        for pid in tree:
+            got = _proc_ticks_and_rss(pid)
+            if got is None:
+                continue
+            ticks, rss = got
+            self.ticks += ticks - self._last.get(pid, ticks)
+            self._last[pid] = ticks
+            rss_total += rss
+        self.max_rss_kib = max(self.max_rss_kib, rss_total)
+
+    def reset(self) -> None:
+        self.sample()
+        self.ticks = 0
+        self.max_rss_kib = 0
+        self.processes = 0
+        self._started = time.perf_counter()
+
+    def cpu_percent(self) -> float | None:
+        if not self.pids:
+            return None
+        elapsed = time.perf_counter() - self._started
+        return 100.0 * self.ticks / os.sysconf("SC_CLK_TCK") / elapsed if elapsed > 0 else None
+
+
+# ---------------------------------------------------------------------------------------------
+# HTTP (a few form posts per match: plain asyncio, nothing a plain install lacks)
+
+
+@dataclass
+class HttpReply:
+    status: int
+    headers: list[tuple[str, str]]
+    body: bytes
+
+    def header(self, name: str) -> str | None:
+        return next((v for k, v in self.headers if k == name), None)
+
+    def cookie(self, name: str) -> str | None:
+        for key, value in self.headers:
+            if key == "set-cookie" and value.startswith(name + "="):
+                return value[len(name) + 1:].split(";", 1)[0]
+        return None
+
+
+class HttpFailure(Exception):
+    """An HTTP request that did not get the answer a player expects."""
+
+
+def _dechunk(body: bytes) -> bytes:
+    out = bytearray()
+    while body:
+        size_line, _, rest = body.partition(b"\r\n")
+        size = int(size_line.split(b";")[0], 16)
+        if size == 0:
+            break
+        out += rest[:size]
+        body = rest[size + 2:]
+    return bytes(out)
+
+
+async def http(base_url: str, method: str, path: str, form: dict[str, str] | None = None,
+               cookie: str | None = None, timeout: float = 15.0) -> HttpReply:
+    """One HTTP/1.1 request (``Connection: close``) with the ``Origin`` of ``base_url``."""
+    parts = urlsplit(base_url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+    body = urlencode(form).encode() if form is not None else b""
+    lines = [f"{method} {path} HTTP/1.1", f"Host: {parts.netloc}", "Connection: close",
+             "Accept-Language: en", f"Origin: {parts.scheme}://{parts.netloc}"]
+    if cookie:
+        lines.append(f"Cookie: kva_session={cookie}")
+    if form is not None:
+        lines += ["Content-Type: application/x-www-form-urlencoded",
+                  f"Content-Length: {len(body)}"]
+    request = ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+    async def exchange() -> bytes:
+        reader, writer = await asyncio.open_connection(host, port)
+        try:
+            writer.write(request)
+            await writer.drain()
+            return await reader.read()
+        finally:
+            writer.close()
+            with contextlib.suppress(OSError):
+                await writer.wait_closed()
+
+    raw = await asyncio.wait_for(exchange(), timeout)
+    head, _, payload = raw.partition(b"\r\n\r\n")
+    head_lines = head.decode("latin-1").split("\r\n")
+    try:
+        status = int(head_lines[0].split()[1])
+    except (IndexError, ValueError):
+        raise HttpFailure(f"{method} {path}: no HTTP answer") from None
+    headers = []
+    for line in head_lines[1:]:
+        key, _, value = line.partition(":")
+        headers.append((key.strip().lower(), value.strip()))
+    reply = HttpReply(status, headers, payload)
+    if (reply.header("transfer-encoding") or "").lower() == "chunked":
+        reply.body = _dechunk(payload)
+    return reply
+
+
+# ---------------------------------------------------------------------------------------------
+# Clients
+
+
+@dataclass
+class Pending:
+    """A client action in flight."""
+
+    version: int
+    actor: int
+    t0: float
+    actor_done: bool = False
+    opponent_done: bool = False
+
+
+class Player:
+    """One guest's socket to one match: answers its turns, records what it receives."""
+
+    def __init__(self, game: Game, seat_hint: int, ws: Any) -> None:
+        self.game = game
+        self.index = seat_hint
+        self.ws = ws
+        self.you: int | None = None
+        self.version = -1
+        self.acted_on = -1
+
+    async def read(self) -> None:
+        """Read until the match ends or the socket closes."""
+        import websockets
+
+        game = self.game
+        try:
+            while not game.done.is_set():
+                try:
+                    text = await asyncio.wait_for(self.ws.recv(), STALL_S)
+                except TimeoutError:
+                    if not game.done.is_set() and game.last_message < time.perf_counter() - STALL_S:
+                        game.fail("stall")
+                    continue
+                now = time.perf_counter()
+                game.last_message = now
+                self.handle(json.loads(text), now)
+        except websockets.ConnectionClosed:
+            if not game.done.is_set() and not game.closing:
+                game.fail("disconnect")
+
+    def handle(self, msg: dict[str, Any], now: float) -> None:
+        game = self.game
+        kind = msg.get("type")
+        if kind == "error":
+            game.bench.rec.errors[f"error:{msg.get('code')}"] += 1
+            for v, pending in list(game.pending.items()):
+                if pending.actor == self.you:
+                    del game.pending[v]
+            return
+        if kind != "state":
+            return
+        version = int(msg["version"])
+        if version <= self.version:
+            return
+        self.version = version
+        self.you = msg.get("you")
+        for v, pending in list(game.pending.items()):
+            if v >= version:
+                continue
+            if pending.actor == self.you:
+                if not pending.actor_done:
+                    pending.actor_done = True
+                    game.bench.rec.actor.append(now - pending.t0)
+            elif not pending.opponent_done:
+                pending.opponent_done = True
+                game.bench.rec.opponent.append(now - pending.t0)
+            if pending.actor_done and pending.opponent_done:
+                del game.pending[v]
+        view = msg["view"]
+        if msg.get("status") in ("finished", "cancelled") or view.get("over"):
+            game.finish(self.index)
+            return
+        legal = view.get("legal") or []
+        if (msg.get("status") == "active" and view.get("turn") == self.you
+                and self.you is not None
+                and any(a.get("type") == "play" for a in legal)
+                and self.acted_on < version):
+            self.acted_on = version
+            delay = game.bench.think_delay()
+            asyncio.get_running_loop().call_later(delay, self.act, version,
+                                                  game.bench.rng.choice(legal))
+
+    def act(self, version: int, action: dict[str, Any]) -> None:
+        game = self.game
+        if game.done.is_set() or self.version != version or self.you is None:
+            return
+        frame = json.dumps({"type": "action", "version": version, "action": action})
+        game.pending[version] = Pending(version, self.you, time.perf_counter())
+        game.tasks.append(asyncio.create_task(self._send(frame)))
+
+    async def _send(self, frame: str) -> None:
+        import websockets
+
+        try:
+            await self.ws.send(frame)
+        except websockets.ConnectionClosed:
+            if not self.game.done.is_set() and not self.game.closing:
+                self.game.fail("disconnect")
+
+
+class Game:
+    """One match between two bench clients, from opening the table to its end."""
+
+    def __init__(self, bench: Bench) -> None:
+        self.bench = bench
+        self.pending: dict[int, Pending] = {}
+        self.done = asyncio.Event()
+        self.closing = False
+        self.failed: str | None = None
+        self.last_message = time.perf_counter()
+        self.tasks: list[asyncio.Task[None]] = []
+        self.over_seen: set[int] = set()
+
+    def fail(self, what: str) -> None:
+        if not self.done.is_set():
+            self.failed = what
+            self.bench.rec.errors[what] += 1
+            self.done.set()
+
+    def finish(self, seat: int) -> None:
+        """``seat``'s socket saw the end; the match is done once both have."""
+        self.over_seen.add(seat)
+        if len(self.over_seen) == 2 and not self.done.is_set():
+            self.bench.rec.matches_finished += 1
+            self.done.set()
+
+    async def play(self, host_url: str, guest_url: str) -> None:
+        from websockets.asyncio.client import connect
+
+        bench = self.bench
+        r = await http(host_url, "POST", "/matches",
+                       {"opponent": "friend", "target": str(bench.target), "bazaar": "draw"})
+        host_cookie = r.cookie("kva_session")
+        found = re.fullmatch(r"/m/([A-Za-z0-9_-]+)", r.header("location") or "")
+        if r.status != 303 or not host_cookie or not found:
+            raise HttpFailure(f"POST /matches answered {r.status}")
+        match_id = found.group(1)
+        page = await http(host_url, "GET", f"/m/{match_id}", cookie=host_cookie)
+        token = re.search(rb'https?://[^"/\s]+/t/([A-Za-z0-9_-]{8,64})', page.body)
+        if page.status != 200 or token is None:
+            raise HttpFailure(f"GET /m/{{id}} answered {page.status} without a table link")
+        joined = await http(guest_url, "POST", f"/t/{token.group(1).decode()}", {})
+        guest_cookie = joined.cookie("kva_session")
+        if joined.status != 303 or not guest_cookie:
+            raise HttpFailure(f"POST /t/{{token}} answered {joined.status}")
+        bench.rec.matches_started += 1
+        sockets = []
+        try:
+            for seat, (url, cookie) in enumerate(((host_url, host_cookie),
+                                                 (guest_url, guest_cookie))):
+                ws_url = url.replace("http://", "ws://", 1) + f"/ws/m/{match_id}"
+                origin = url.rstrip("/")
+                ws = await connect(ws_url, origin=origin,  # type: ignore[arg-type]
+                                   additional_headers={"Cookie": f"kva_session={cookie}"},
+                                   max_size=2 ** 22, proxy=None, open_timeout=15)
+                sockets.append(ws)
+                player = Player(self, seat, ws)
+                await ws.send(json.dumps({"type": "hello", "version": 0}))
+                self.tasks.append(asyncio.create_task(player.read()))
+            await self.done.wait()
+        finally:
+            self.closing = True
+            self.done.set()
+            for ws in sockets:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(ws.close(), 5)
+            for task in self.tasks:
+                task.cancel()
+            await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+class Bench:
+    """The ramp: match slots, each playing match after match, and the measurement windows."""
+
+    def __init__(self, urls: Sequence[str], think: float, jitter: float, target: int,
+                 sampler: ProcessSampler, seed: int | None) -> None:
+        self.urls = list(urls)
+        self.think = think
+        self.jitter = jitter
+        self.target = target
+        self.sampler = sampler
+        self.rec = Recorder()
+        self.rng = random.Random(seed)
+        self.stopping = False
+        self.slots: list[asyncio.Task[None]] = []
+
+    def think_delay(self) -> float:
+        return self.think * (1.0 + self.jitter * (2.0 * self.rng.random() - 1.0))
+
+    async def slot(self, index: int, start_delay: float) -> None:
+        await asyncio.sleep(start_delay)
+        host_url = self.urls[index % len(self.urls)]
+        guest_url = self.urls[(index + 1) % len(self.urls)]
+        while not self.stopping:
+            try:
+                await Game(self).play(host_url, guest_url)
+            except asyncio.CancelledError:
+                raise
+            except HttpFailure:
+                self.rec.errors["http"] += 1
+                await asyncio.sleep(1.0)
+            except (OSError, TimeoutError) as exc:
+                self.rec.errors["connect" if not isinstance(exc, TimeoutError) else "timeout"] \
+                    += 1
+                await asyncio.sleep(1.0)
+            except Exception as exc:  # a refused handshake and the like
+                self.rec.errors[type(exc).__name__] += 1
+                await asyncio.sleep(1.0)
+
+    async def sample_forever(self) -> None:
+        while True:
+            self.sampler.sample()
+            await asyncio.sleep(1.0)
+
+    async def run(self, steps: Sequence[int], duration: float, warmup: float,
+                  report: Any) -> list[StepResult]:
+        results = []
+        sampling = asyncio.create_task(self.sample_forever())
+        try:
+            for matches in steps:
+                new = range(len(self.slots), matches)
+                spread = min(max(self.think, 1.0), 5.0)
+                for i in new:  # new matches open over about one think time, not all at once
+                    start = spread * (i - new.start) / max(1, len(new))
+                    self.slots.append(asyncio.create_task(self.slot(i, start)))
+                await asyncio.sleep(warmup)
+                self.rec.reset()
+                self.sampler.reset()
+                cpu0 = os.times()
+                t0 = time.perf_counter()
+                await asyncio.sleep(duration)
+                elapsed = time.perf_counter() - t0
+                cpu1 = os.times()
+                self.sampler.sample()
+                client_cpu = 100.0 * ((cpu1.user - cpu0.user) + (cpu1.system - cpu0.system)) \
+                    / elapsed
+                result = StepResult.of(matches, elapsed, self.rec, self.sampler, client_cpu)
+                results.append(result)
+                report(result)
+        finally:
+            self.stopping = True
+            sampling.cancel()
+            for task in self.slots:
+                task.cancel()
+            await asyncio.gather(sampling, *self.slots, return_exceptions=True)
+        return results
+
+
+@dataclass
+class StepResult:
+    """One step of the ramp (latencies in milliseconds)."""
+
+    matches: int
+    seconds: float
+    actions: int
+    opponent_samples: int
+    actions_per_s: float
+    actor_ms: dict[str, float]
+    opponent_ms: dict[str, float]
+    errors: int
+    error_kinds: dict[str, int]
+    matches_started: int
+    matches_finished: int
+    server_cpu_percent: float | None
+    server_rss_mib: float | None
+    server_processes: int
+    client_cpu_percent: float
+
+    @classmethod
+    def of(cls, matches: int, seconds: float, rec: Recorder, sampler: ProcessSampler,
+           client_cpu: float) -> StepResult:
+        def summary(values: list[float]) -> dict[str, float]:
+            ordered = sorted(values)
+            return {name: round(1000 * percentile(ordered, p), 2) for name, p in
+                    (("p50", 0.50), ("p95", 0.95), ("p99", 0.99), ("max", 1.0))}
+
+        return cls(
+            matches=matches, seconds=round(seconds, 2), actions=len(rec.actor),
+            opponent_samples=len(rec.opponent),
+            actions_per_s=round(len(rec.actor) / seconds, 1),
+            actor_ms=summary(rec.actor), opponent_ms=summary(rec.opponent),
+            errors=sum(rec.errors.values()), error_kinds=dict(rec.errors),
+            matches_started=rec.matches_started, matches_finished=rec.matches_finished,
+            server_cpu_percent=(None if (cpu := sampler.cpu_percent()) is None
+                                else round(cpu, 1)),
+            server_rss_mib=round(sampler.max_rss_kib / 1024, 1) if sampler.pids else None,
+            server_processes=sampler.processes,
+            client_cpu_percent=round(client_cpu, 1),
+        )
+
+
+def _ms(value: float) -> str:
+    return "-" if value != value else f"{value:.1f}"  # NaN: no samples
+
+
+HEADER = (f"{'matches':>7} {'actions':>7} {'act/s':>6} {'errors':>6}  "
+          f"{'actor p50':>9} {'p95':>6} {'p99':>6} {'max':>6}  "
+          f"{'opp. p50':>8} {'p95':>6} {'p99':>6} {'max':>6}  "
+          f"{'CPU':>5} {'RSS MiB':>7} {'bench CPU':>9}")
+
+
+def row(r: StepResult) -> str:
+    cpu = "-" if r.server_cpu_percent is None else f"{r.server_cpu_percent:.0f}%"
+    rss = "-" if r.server_rss_mib is None else f"{r.server_rss_mib:.0f}"
+    a, o = r.actor_ms, r.opponent_ms
+    line = (f"{r.matches:>7} {r.actions:>7} {r.actions_per_s:>6.1f} {r.errors:>6}  "
+            f"{_ms(a['p50']):>9} {_ms(a['p95']):>6} {_ms(a['p99']):>6} {_ms(a['max']):>6}  "
+            f"{_ms(o['p50']):>8} {_ms(o['p95']):>6} {_ms(o['p99']):>6} {_ms(o['max']):>6}  "
+            f"{cpu:>5} {rss:>7} {r.client_cpu_percent:>8.0f}%")
+    if r.error_kinds:
+        line += "  (" + ", ".join(f"{k} {v}" for k, v in sorted(r.error_kinds.items())) + ")"
+    return line
+
+
+def headline(label: str, results: Sequence[StepResult], slo_ms: float) -> str:
+    """The headline: the largest step with p99 action→opponent ≤ ``slo_ms`` and no errors."""
+    good = [r for r in results if r.actions and r.errors == 0
+            and r.opponent_ms["p99"] <= slo_ms]
+    if not good:
+        tried = ", ".join(str(r.matches) for r in results) or "no"
+        return (f"headline: {label}: none of {tried} matches kept p99 action→opponent "
+                f"≤ {slo_ms:g} ms with no errors")
+    best = max(good, key=lambda r: r.matches)
+    cpu = "" if best.server_cpu_percent is None else f", CPU {best.server_cpu_percent:.0f}%"
+    rss = "" if best.server_rss_mib is None else f", RSS {best.server_rss_mib:.0f} MiB"
+    return (f"headline: {label}: {best.matches} matches, p99 action→opponent "
+            f"{best.opponent_ms['p99']:.1f} ms, {best.actions_per_s:.0f} actions/s, "
+            f"{best.errors} errors{cpu}{rss}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Servers the bench starts itself
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _healthy(url: str) -> bool:
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(url + "/healthz", timeout=2) as resp:
+            return bool(resp.status == 200)
+    except OSError:
+        return False
+
+
+async def _pg_admin(url: str, statement: str) -> None:
+    import asyncpg  # type: ignore[import-untyped]
+    from sqlalchemy.engine import make_url
+
+    u = make_url(url)
+    conn = await asyncpg.connect(user=u.username, password=u.password,
+                                 host=u.host or "127.0.0.1", port=u.port or 5432,
+                                 database=u.database or "postgres")
+    try:
+        await conn.execute(statement)
+    finally:
+        await conn.close()
+
+
+@dataclass
+class Started:
+    urls: list[str]
+    pids: list[int]
+    label: str
+
+
+@contextlib.contextmanager
+def started_servers(count: int, db: str, pg_url: str, redis_url: str, forced_delay: float,
+                    pin: set[int] | None, log_level: str) -> Iterator[Started]:
+    """``count`` ``kva serve`` processes on free ports sharing one fresh database."""
+    from sqlalchemy.engine import make_url
+
+    workdir = Path(tempfile.mkdtemp(prefix="kva-bench-"))
+    pg_name = None
+    processes: list[subprocess.Popen[bytes]] = []
+    try:
+        if db == "postgres":
+            pg_name = f"kva_bench_{secrets.token_hex(6)}"
+            asyncio.run(_pg_admin(pg_url, f'CREATE DATABASE "{pg_name}"'))
+            database_url = make_url(pg_url).set(database=pg_name).render_as_string(
+                hide_password=False)
+        else:
+            database_url = f"sqlite+aiosqlite:///{workdir / 'kva.sqlite3'}"
+        env = {**os.environ, **GENEROUS_LIMITS,
+               "KVA_DATABASE_URL": database_url, "KVA_DATA_DIR": str(workdir),
+               "KVA_SECRET_KEY": secrets.token_urlsafe(32),
+               "KVA_FORCED_DELAY": f"{forced_delay:g}"}
+        if count > 1:
+            env["KVA_BROKER_URL"] = redis_url
+        else:
+            env.pop("KVA_BROKER_URL", None)
+        urls = []
+
+        def pin_me() -> None:
+            if pin:
+                os.sched_setaffinity(0, pin)
+
+        for i in range(count):  # one after another: each applies the migrations at start
+            port = free_port()
+            url = f"http://127.0.0.1:{port}"
+            log = (workdir / f"server-{i}.log").open("wb")
+            cmd = [sys.executable, "-m", "kva", "serve", "--host", "127.0.0.1", "--port",
+                   str(port), "--log-level", log_level]
+            proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                    preexec_fn=pin_me if pin else None)
+            log.close()
+            processes.append(proc)
+            deadline = time.monotonic() + 60
+            while not _healthy(url):
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    tail = (workdir / f"server-{i}.log").read_text(errors="replace")[-3000:]
+                    raise RuntimeError(f"kva serve did not become healthy:\n{tail}")
+                time.sleep(0.2)
+            urls.append(url)
+        kind = "sqlite" if db == "sqlite" else "postgres"
+        label = f"{kind} {count} process" + ("es on redis" if count > 1 else "")
+        yield Started(urls, [p.pid for p in processes], label)
+    finally:
+        for proc in processes:
+            proc.terminate()
+        for proc in processes:
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+        if pg_name is not None:
+            with contextlib.suppress(Exception):
+                asyncio.run(_pg_admin(pg_url, f'DROP DATABASE IF EXISTS "{pg_name}" WITH (FORCE)'))
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# The command
+
+
+def _cpus(text: str | None) -> set[int] | None:
+    """``"0"``, ``"0,1"`` or ``"0-3"`` as a set of CPU numbers."""
+    if not text:
+        return None
+    cpus: set[int] = set()
+    for part in text.split(","):
+        lo, _, hi = part.strip().partition("-")
+        cpus.update(range(int(lo), int(hi or lo) + 1))
+    return cpus
+
+
+def _steps(text: str) -> list[int]:
+    steps = [int(s) for s in text.split(",") if s.strip()]
+    if not steps or any(s < 1 for s in steps):
+        raise argparse.ArgumentTypeError("--matches takes counts like 50,100,200")
+    return sorted(steps)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start (or reach) the servers, run the ramp, print the table and the headline."""
+    urls = [u.strip().rstrip("/") for item in args.url or [] for u in item.split(",")
+            if u.strip()]
+    if urls and args.start:
+        print("kva bench server: give --url or --start, not both", file=sys.stderr)
+        return 2
+    steps = args.matches
+    with contextlib.ExitStack() as stack:
+        if urls:
+            label = args.label or f"{len(urls)} server{'s' if len(urls) > 1 else ''} at --url"
+            pids = list(args.pid or [])
+        else:
+            started = stack.enter_context(started_servers(
+                args.start or 1, args.db, args.pg_url, args.redis_url, args.forced_delay,
+                _cpus(args.pin_server), args.server_log_level))
+            urls, pids, label = started.urls, started.pids, args.label or started.label
+        client_cpus = _cpus(args.pin_client)
+        if client_cpus:
+            os.sched_setaffinity(0, client_cpus)
+        print(f"kva bench server: {label}; {', '.join(urls)}; steps {steps} matches, "
+              f"{args.duration:g} s each after {args.warmup:g} s warm-up; think "
+              f"{args.think:g} s ±{args.jitter * 100:.0f}%; target {args.target}"
+              + ("" if args.url else f"; forced delay {args.forced_delay:g} s"), flush=True)
+        print(HEADER, flush=True)
+        bench = Bench(urls, args.think, args.jitter, args.target, ProcessSampler(pids),
+                      args.seed)
+        results = asyncio.run(bench.run(steps, args.duration, args.warmup,
+                                        lambda r: print(row(r), flush=True)))
+    line = headline(label, results, args.slo_ms)
+    if args.json:
+        Path(args.json).write_text(json.dumps({
+            "label": label, "urls": urls, "think": args.think, "jitter": args.jitter,
+            "target": args.target, "duration": args.duration, "warmup": args.warmup,
+            "forced_delay": None if args.url else args.forced_delay, "slo_ms": args.slo_ms,
+            "steps": [asdict(r) for r in results], "headline": line,
+        }, indent=2, ensure_ascii=False) + "\n")
+    print(line, flush=True)
+    return 0
+
+
+def add_parser(which: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``kva bench server`` under ``kva bench``."""
+    p = which.add_parser(
+        "server", help="whole matches between WebSocket clients against real servers",
+        description="Ramp live friend matches between WebSocket clients against kva serve "
+                    "processes and print action latencies, actions/s, errors, server CPU and "
+                    "RSS per step; the last line is the headline (docs/performance.md).")
+    where = p.add_argument_group("servers")
+    where.add_argument("--url", action="append", metavar="URL",
+                       help="a running server (repeat or comma-separate for several "
+                            "processes: the two players of a match use different ones)")
+    where.add_argument("--pid", action="append", type=int, metavar="PID",
+                       help="with --url: a server process whose CPU and RSS to report")
+    where.add_argument("--start", type=int, metavar="N",
+                       help="start N kva serve processes (default 1 without --url)")
+    where.add_argument("--db", choices=["sqlite", "postgres"], default="sqlite",
+                       help="database of started servers: a fresh SQLite file, or a fresh "
+                            "PostgreSQL database dropped afterwards")
+    where.add_argument("--pg-url", default=DEFAULT_PG,
+                       help=f"PostgreSQL server for --db postgres (default {DEFAULT_PG})")
+    where.add_argument("--redis-url", default=DEFAULT_REDIS,
+                       help=f"broker of several started processes (default {DEFAULT_REDIS})")
+    where.add_argument("--forced-delay", type=float, default=0.6,
+                       help="KVA_FORCED_DELAY of started servers (default 0.6, production's)")
+    where.add_argument("--server-log-level", default="warning",
+                       choices=["critical", "error", "warning", "info", "debug"])
+    load = p.add_argument_group("load")
+    load.add_argument("--matches", type=_steps, default=[50, 100, 200], metavar="N,N,...",
+                      help="live matches per step of the ramp (default 50,100,200)")
+    load.add_argument("--think", type=float, default=1.0,
+                      help="seconds from a player's turn to its action (default 1.0)")
+    load.add_argument("--jitter", type=float, default=0.5,
+                      help="think time varies uniformly by ± this fraction (default 0.5)")
+    load.add_argument("--duration", type=float, default=30.0, help="seconds measured per step")
+    load.add_argument("--warmup", type=float, default=5.0,
+                      help="seconds after a step's new matches open before measuring")
+    load.add_argument("--target", type=int, default=75, choices=[75, 175, 255, 355],
+                      help="match target (default 75: short matches, so tables keep opening)")
+    load.add_argument("--seed", type=int, default=None, help="seed of the players' choices")
+    load.add_argument("--pin-server", metavar="CPUS", help="CPUs of started servers (0,1 or 0-1)")
+    load.add_argument("--pin-client", metavar="CPUS", help="CPUs of the bench itself")
+    out = p.add_argument_group("output")
+    out.add_argument("--slo-ms", type=float, default=50.0,
+                     help="p99 action→opponent a step must keep for the headline (default 50)")
+    out.add_argument("--label", help="what the headline calls the servers")
+    out.add_argument("--json", metavar="FILE", help="write every step's figures as JSON")
+    p.set_defaults(func=run)

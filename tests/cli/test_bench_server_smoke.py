@@ -1,0 +1,59 @@
+"""``kva bench server`` runs end to end: it starts one SQLite ``kva serve``, keeps three friend
+matches live between WebSocket clients for a few seconds, and prints a table and a headline with
+no errors (a smoke test: nothing here is timed or judged; the figures are for people, see
+docs/performance.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kva.cli import main
+from kva.commands.bench_server import StepResult, headline, percentile
+
+
+def test_bench_server_plays_matches_and_prints_a_headline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_json = tmp_path / "bench.json"
+    status = main(["bench", "server", "--start", "1", "--db", "sqlite", "--matches", "3",
+                   "--duration", "5", "--warmup", "2", "--think", "0.3", "--forced-delay", "0",
+                   "--slo-ms", "100000", "--seed", "1", "--json", str(out_json)])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("headline: sqlite 1 process: 3 matches, p99 action→opponent"), out
+    assert ", 0 errors" in last, out
+    data = json.loads(out_json.read_text())
+    (step,) = data["steps"]
+    assert step["errors"] == 0, step["error_kinds"]
+    assert step["actions"] > 0 and step["opponent_samples"] > 0, step
+    assert step["server_rss_mib"] > 0 and step["server_cpu_percent"] is not None
+    assert data["headline"] == last
+
+
+def _step(matches: int, p99: float, errors: int = 0) -> StepResult:
+    ms = {"p50": 1.0, "p95": 2.0, "p99": p99, "max": p99}
+    return StepResult(matches=matches, seconds=10.0, actions=100, opponent_samples=100,
+                      actions_per_s=10.0, actor_ms=ms, opponent_ms=ms, errors=errors,
+                      error_kinds={"stall": errors} if errors else {}, matches_started=1,
+                      matches_finished=1, server_cpu_percent=50.0, server_rss_mib=100.0,
+                      server_processes=1, client_cpu_percent=5.0)
+
+
+def test_headline_is_the_largest_step_within_the_objective_with_no_errors() -> None:
+    steps = [_step(10, 20.0), _step(25, 40.0), _step(50, 45.0, errors=1), _step(100, 80.0)]
+    line = headline("sqlite 1 process", steps, 50.0)
+    assert line.startswith("headline: sqlite 1 process: 25 matches, p99 action→opponent 40.0 ms")
+    assert headline("x", [_step(10, 60.0)], 50.0) == (
+        "headline: x: none of 10 matches kept p99 action→opponent ≤ 50 ms with no errors")
+
+
+def test_percentile_is_nearest_rank() -> None:
+    values = [float(i) for i in range(1, 101)]
+    assert percentile(values, 0.5) == 50.0
+    assert percentile(values, 0.99) == 99.0
+    assert percentile(values, 1.0) == 100.0
+    assert percentile([7.0], 0.99) == 7.0
