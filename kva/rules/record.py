@@ -180,13 +180,8 @@ def read_record(
     fmt = _field(doc, "format", "")
     if fmt != FORMAT:
         raise RecordError("format", f"must be '{FORMAT}', found {fmt!r}")
-    target = _int(_field(doc, "target", ""), "target")
-    bazaar = _field(doc, "bazaar", "")
-    try:
-        MatchSettings(target, bazaar)
-    except BadSettings as exc:
-        found = target if exc.field == "target" else bazaar
-        raise RecordError(exc.field, f"{exc.message}, found {found!r}") from None
+    settings = _settings(doc)
+    target, bazaar = settings.target, settings.bazaar
     hands = _field(doc, "hands", "")
     if not isinstance(hands, list) or not hands:
         raise RecordError("hands", "must be a non-empty list")
@@ -302,6 +297,20 @@ def _replay_hand(match: Match, hand: Any, where: str, *, last: bool, complete: b
         raise RecordError(
             f"{where}.score", f"is {score!r}, but the rules give {list(played.score_after)}"
         )
+
+
+def _settings(doc: dict[str, Any]) -> MatchSettings:
+    """The target and bazaar rule a record plays under, checked in that order."""
+    target = _int(_field(doc, "target", ""), "target")
+    try:
+        MatchSettings(target)
+    except BadSettings as exc:
+        raise RecordError("target", f"{exc.message}, found {target!r}") from None
+    bazaar = _field(doc, "bazaar", "")
+    try:
+        return MatchSettings(target, bazaar)
+    except BadSettings as exc:
+        raise RecordError("bazaar", f"{exc.message}, found {bazaar!r}") from None
 
 
 def _same(got: Any, rules: Any) -> bool:
