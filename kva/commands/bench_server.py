@@ -269,6 +269,16 @@ class Pending:
     opponent_done: bool = False
 
 
+def made_by(msg: dict[str, Any], version: int, seat: int) -> bool:
+    """Whether state ``msg`` is the one ``seat``'s action at ``version`` made: the next version,
+    with that player's tile as its event (or inside the hand or match end it caused)."""
+    event = msg.get("event") or {}
+    if event.get("kind") in ("hand_end", "match_end"):
+        event = event.get("move") or {}
+    return (msg.get("version") == version + 1 and event.get("kind") in ("open", "play")
+            and event.get("p") == seat)
+
+
 class Player:
     """One guest's socket to one match: answers its turns, records what it receives."""
 
@@ -279,6 +289,7 @@ class Player:
         self.you: int | None = None
         self.version = -1
         self.acted_on = -1
+        self.seed_sent = False
 
     async def read(self) -> None:
         """Read until the match ends or the socket closes."""
@@ -319,6 +330,9 @@ class Player:
         for v, pending in list(game.pending.items()):
             if v >= version:
                 continue
+            if not (pending.actor_done or pending.opponent_done) \
+                    and not made_by(msg, pending.version, pending.actor):
+                game.bench.rec.errors["wrong_state"] += 1
             if pending.actor == self.you:
                 if not pending.actor_done:
                     pending.actor_done = True
@@ -328,6 +342,14 @@ class Player:
                 game.bench.rec.opponent.append(now - pending.t0)
             if pending.actor_done and pending.opponent_done:
                 del game.pending[v]
+        fair = msg.get("fair")
+        if (isinstance(fair, dict) and not self.seed_sent and self.you is not None
+                and fair.get("commitment") and (fair.get("client_seeds") or [None, None])[
+                    self.you] is None):
+            # kva-fair/1: like a browser, send a client seed once the commitment is seen.
+            self.seed_sent = True
+            frame = json.dumps({"type": "seed", "seed": secrets.token_hex(16)})
+            game.tasks.append(asyncio.create_task(self._send(frame)))
         view = msg["view"]
         if msg.get("status") in ("finished", "cancelled") or view.get("over"):
             game.finish(self.index)
@@ -728,6 +750,11 @@ def run(args: argparse.Namespace) -> int:
     steps = args.matches
     with contextlib.ExitStack() as stack:
         if urls:
+            down = [u for u in urls if not _healthy(u)]
+            if down:
+                print(f"kva bench server: no kva server answers /healthz at {', '.join(down)}",
+                      file=sys.stderr)
+                return 1
             label = args.label or f"{len(urls)} server{'s' if len(urls) > 1 else ''} at --url"
             pids = list(args.pid or [])
         else:
