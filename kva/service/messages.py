@@ -18,12 +18,12 @@ from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 MatchClientType = Literal[
     "hello", "action", "resign", "ping",
     "rematch_offer", "rematch_accept", "rematch_decline", "rematch_withdraw",
-    "claim_win",
+    "claim_win", "seed",
 ]
 MATCH_CLIENT_TYPES: tuple[MatchClientType, ...] = (
     "hello", "action", "resign", "ping",
     "rematch_offer", "rematch_accept", "rematch_decline", "rematch_withdraw",
-    "claim_win",
+    "claim_win", "seed",
 )
 RematchType = Literal["rematch_offer", "rematch_accept", "rematch_decline", "rematch_withdraw"]
 
@@ -56,13 +56,23 @@ class ClaimIn(TypedDict):
     type: Literal["claim_win"]
 
 
+class SeedIn(TypedDict):
+    """A seated player's kva-fair/1 client seed (32 hex digits), sent once it has seen the
+    commitment in a ``state`` (docs/fairness.md)."""
+
+    type: Literal["seed"]
+    seed: str
+
+
 class CancelIn(TypedDict):
     """Quick-game socket: stop searching."""
 
     type: Literal["cancel"]
 
 
-MatchClientMessage: TypeAlias = HelloIn | ActionIn | ResignIn | PingIn | RematchIn | ClaimIn
+MatchClientMessage: TypeAlias = (
+    HelloIn | ActionIn | ResignIn | PingIn | RematchIn | ClaimIn | SeedIn
+)
 
 
 def client_type(msg: object) -> str | None:
@@ -87,6 +97,16 @@ class PlayerJSON(TypedDict):
     bot: str | None
 
 
+class FairJSON(TypedDict):
+    """kva-fair/1 of a match, in every ``state``: the commitment from the first state on, the
+    client seeds once in (null before), the server seed only once the match is over."""
+
+    scheme: Literal["kva-fair/1"]
+    commitment: str
+    client_seeds: list[str | None]
+    server_seed: str | None
+
+
 class StateMessage(TypedDict):
     """The full per-viewer view after ``version``, with the event that made it (null for a
     resync). ``view`` is ``kva.rules.view_json.view_to_json``; events are ``kva.service.events``.
@@ -99,6 +119,8 @@ class StateMessage(TypedDict):
     status: MatchStatus
     players: list[PlayerJSON | None]
     you: int | None
+    #: Null only for a match stored before fair deals.
+    fair: FairJSON | None
 
 
 class ErrorMessage(TypedDict):

@@ -21,7 +21,7 @@ from sqlalchemy import (
     Text,
     false,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 
 def utcnow() -> datetime:
@@ -82,6 +82,25 @@ class MatchRow(Base):
     #: table, and the rematches that follow one): see :class:`WatchGrant`.
     private: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False,
                                           server_default=false())
+    #: The match's kva-fair/1 inputs (migration 0005). Only set on a new row, so that adding
+    #: the row adds them in the same transaction; never loaded through here (``raise``).
+    fair: Mapped[MatchFair | None] = relationship(lazy="raise", cascade="save-update")
+
+
+class MatchFair(Base):
+    """The kva-fair/1 inputs of a match (docs/fairness.md): the secret server seed, drawn when
+    the match is created and never sent to anyone before the match is over (only the play
+    service reads this table), and each seat's client seed with who chose it (``player``: the
+    browser; ``server``: a bot's seat, or a seat whose browser sent none in time)."""
+
+    __tablename__ = "match_fair"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    server_seed: Mapped[str] = mapped_column(String(64), nullable=False)
+    client_seed0: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    client_seed1: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    seed_by0: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    seed_by1: Mapped[str | None] = mapped_column(String(8), nullable=True)
 
 
 class WatchGrant(Base):

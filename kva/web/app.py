@@ -59,7 +59,8 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
         sessions = session_factory(engine)
         executor = bot_executor if bot_executor is not None else make_executor()
         service = PlayService(sessions, broker, forced_delay=settings.forced_delay,
-                              bot_delay=settings.bot_delay, bot_executor=executor)
+                              bot_delay=settings.bot_delay, bot_executor=executor,
+                              seed_wait=settings.seed_wait)
         app.state.sessions = sessions
         app.state.broker = broker
         app.state.service = service

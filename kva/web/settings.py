@@ -71,6 +71,9 @@ class Settings:
     port: int = 8000
     forced_delay: float = 0.6
     bot_delay: float = 0.8
+    #: Seconds a seated player's browser has to send its kva-fair/1 client seed before the
+    #: server chooses one (``KVA_SEED_WAIT``; docs/fairness.md).
+    seed_wait: float = 5.0
     secure_cookies: bool = False
     disconnect_grace: float = 60.0
     first_move_timeout: float = 120.0
@@ -103,6 +106,7 @@ class Settings:
             port=port,
             forced_delay=_float("KVA_FORCED_DELAY", 0.6),
             bot_delay=_float("KVA_BOT_DELAY", 0.8),
+            seed_wait=_float("KVA_SEED_WAIT", 5.0),
             secure_cookies=os.environ.get("KVA_SECURE_COOKIES", "") in ("1", "true", "yes"),
             disconnect_grace=_float("KVA_DISCONNECT_GRACE", 60.0),
             first_move_timeout=_float("KVA_FIRST_MOVE_TIMEOUT", 120.0),

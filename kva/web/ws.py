@@ -28,7 +28,7 @@ router = APIRouter()
 log = logging.getLogger(__name__)
 #: The largest client frame accepted (contract: 4 KiB).
 MAX_FRAME = 4096
-CLIENT_TYPES = ("hello", "action", "resign", "ping", *REMATCH_TYPES, CLAIM_TYPE)
+CLIENT_TYPES = ("hello", "action", "resign", "ping", "seed", *REMATCH_TYPES, CLAIM_TYPE)
 
 
 class Connection:
@@ -129,6 +129,8 @@ async def _handle(conn: Connection, service: PlayService, text: str) -> None:
             await presence.claim(conn.match_id, conn.user_id)
         elif kind == "action":
             await service.act(conn.match_id, conn.user_id, msg.get("version"), msg.get("action"))
+        elif kind == "seed":  # kva-fair/1: the player's client seed (docs/fairness.md)
+            await service.seed(conn.match_id, conn.user_id, msg.get("seed"))
         else:
             await service.resign(conn.match_id, conn.user_id)
     except PlayError as exc:

@@ -37,7 +37,7 @@ class ServerThread:
         self.port = free_port()
         self.settings = Settings(database_url=database_url, broker_url=broker_url,
                                  secret_key=SECRET, port=self.port, forced_delay=0.0,
-                                 bot_delay=0.0)
+                                 bot_delay=0.0, seed_wait=0.0)
         self.executor = ThreadPoolExecutor(max_workers=2)
         self.app = create_app(self.settings, bot_executor=self.executor)
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",

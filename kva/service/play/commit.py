@@ -52,12 +52,20 @@ def view_of(live: LiveMatch, seat: int | None) -> PlayerView:
 def record_of(live: LiveMatch) -> dict[str, Any]:
     """The stored record: the whole match, or, before the deal, its settings and players."""
     players = [{"name": s.record_name()} for s in live.seats]
-    meta = {"match_id": live.id, "rated": live.rated, "started": live.created_at}
+    meta: dict[str, Any] = {"match_id": live.id, "rated": live.rated, "started": live.created_at}
+    if live.fair is not None:  # the server seed only once the match is over
+        meta["fair"] = live.fair.meta(reveal=revealed(live))
     if live.match is None:
         return {"format": FORMAT, "target": live.settings.target,
                 "bazaar": live.settings.bazaar, "players": players, "meta": meta,
                 "hands": [], "winner": None, "score": [0, 0]}
     return write_record(live.match, players=players, meta=meta)
+
+
+def revealed(live: LiveMatch) -> bool:
+    """Whether the match is over (won, resigned, forfeited): only then is its server seed
+    shown, in states and in the record."""
+    return live.status == "finished" or (live.match is not None and live.match.over)
 
 
 def state_message(
@@ -79,6 +87,7 @@ def state_message(
         "status": live.status,
         "players": [s.public() for s in live.seats],
         "you": seat,
+        "fair": live.fair.public(reveal=revealed(live)) if live.fair is not None else None,
     }
 
 

@@ -14,9 +14,11 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from kva.rules import Match, MatchSettings, read_record
+from kva.rules.fair import SCHEME, FairDealer, commitment, new_client_seed, new_server_seed
 from kva.service.errors import NotFound, PlayError
 from kva.storage import repo
-from kva.storage.models import MatchRow, User
+from kva.storage.fair import get_fair
+from kva.storage.models import MatchFair, MatchRow, User
 
 #: Viewer keys of published states: seat 0, seat 1, and everyone else.
 VIEWER_KEYS: tuple[str, ...] = ("0", "1", "s")
@@ -50,6 +52,73 @@ class Seat:
 
 
 @dataclass(slots=True)
+class FairState:
+    """A match's kva-fair/1 inputs (docs/fairness.md): the secret server seed, and each seat's
+    client seed (None until it is in) with who chose it (``player`` or ``server``).
+
+    ``server_seed`` is the secret: it leaves this object only through :meth:`public` and
+    :meth:`meta` with ``reveal=True``, which the service asks for once the match is over."""
+
+    server_seed: bytes
+    client_seeds: list[str | None]
+    seed_by: list[str | None]
+
+    @classmethod
+    def new(cls, seats: list[Seat]) -> FairState:
+        """Fresh inputs for a new match: a new server seed; a bot's seat gets its seed now."""
+        seeds: list[str | None] = [new_client_seed() if s.bot else None for s in seats]
+        return cls(new_server_seed(), seeds, ["server" if s.bot else None for s in seats])
+
+    @classmethod
+    def from_row(cls, row: MatchFair) -> FairState:
+        return cls(bytes.fromhex(row.server_seed), [row.client_seed0, row.client_seed1],
+                   [row.seed_by0, row.seed_by1])
+
+    def row(self, match_id: str) -> MatchFair:
+        return MatchFair(match_id=match_id, server_seed=self.server_seed.hex(),
+                         client_seed0=self.client_seeds[0], client_seed1=self.client_seeds[1],
+                         seed_by0=self.seed_by[0], seed_by1=self.seed_by[1])
+
+    @property
+    def commitment(self) -> str:
+        return commitment(self.server_seed)
+
+    def ready(self) -> bool:
+        """Whether both client seeds are in (the match may be dealt)."""
+        return all(s is not None for s in self.client_seeds)
+
+    def fill(self, seat: int) -> None:
+        """The server chooses ``seat``'s seed (its browser sent none in time)."""
+        if self.client_seeds[seat] is None:
+            self.client_seeds[seat] = new_client_seed()
+            self.seed_by[seat] = "server"
+
+    def dealer(self) -> FairDealer:
+        seeds = self.client_seeds
+        assert seeds[0] is not None and seeds[1] is not None, "both client seeds are needed"
+        return FairDealer(self.server_seed, (seeds[0], seeds[1]))
+
+    def public(self, *, reveal: bool) -> dict[str, Any]:
+        """The ``fair`` field of a ``state`` message: the server seed only with ``reveal``."""
+        return {"scheme": SCHEME, "commitment": self.commitment,
+                "client_seeds": list(self.client_seeds),
+                "server_seed": self.server_seed.hex() if reveal else None}
+
+    def meta(self, *, reveal: bool) -> dict[str, Any]:
+        """``meta.fair`` of the record (``server_seed`` only with ``reveal``), with
+        ``seed_by``: who chose each client seed."""
+        fair: dict[str, Any] = {"scheme": SCHEME, "commitment": self.commitment,
+                                "client_seeds": list(self.client_seeds),
+                                "seed_by": list(self.seed_by)}
+        if reveal:
+            fair["server_seed"] = self.server_seed.hex()
+        return fair
+
+    def __repr__(self) -> str:  # never print the secret
+        return f"FairState(commitment={self.commitment!r}, client_seeds={self.client_seeds!r})"
+
+
+@dataclass(slots=True)
 class LiveMatch:
     """A match held in memory between actions, with its stored version and seats.
 
@@ -67,6 +136,8 @@ class LiveMatch:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     #: Only the players and granted visitors may watch (a password table and its rematches).
     private: bool = False
+    #: The kva-fair/1 inputs (None: a match stored before fair deals, dealt from an rng).
+    fair: FairState | None = None
 
     @property
     def rated(self) -> bool:
@@ -85,15 +156,23 @@ class LiveMatch:
         if self.match is None:
             if self.status == "cancelled":
                 raise PlayError("over", "this table was cancelled")
+            if self.status == "active":
+                raise PlayError("illegal", "the match is dealt once both client seeds are in")
             raise PlayError("illegal", "the match starts when your opponent joins")
         return self.match
 
 
-def live_from_row(row: MatchRow, users: dict[int, User], rng: random.Random) -> LiveMatch:
-    """The in-memory match of a stored row (a waiting or cancelled table stays undealt)."""
+def live_from_row(
+    row: MatchRow, users: dict[int, User], rng: random.Random, fair: MatchFair | None = None
+) -> LiveMatch:
+    """The in-memory match of a stored row (a waiting or cancelled table, or a match whose
+    client seeds are not both in, stays undealt); with ``fair``, later hands are dealt by its
+    kva-fair/1 dealer, as they would have been without the restart."""
     settings = MatchSettings.parse(row.target, row.bazaar, row.rated)
+    state = FairState.from_row(fair) if fair is not None else None
     undealt = row.status in ("waiting", "cancelled") or not row.record.get("hands")
-    match = None if undealt else read_record(row.record, complete=False, rng=rng)
+    dealer = state.dealer() if state is not None and state.ready() else None
+    match = None if undealt else read_record(row.record, complete=False, rng=rng, dealer=dealer)
     seats = []
     pairs = ((row.seat0_user_id, row.seat0_bot), (row.seat1_user_id, row.seat1_bot))
     for user_id, bot in pairs:
@@ -101,7 +180,7 @@ def live_from_row(row: MatchRow, users: dict[int, User], rng: random.Random) -> 
         seats.append(Seat(user_id, user.nickname if user is not None else None, bot))
     started = (row.record.get("meta") or {}).get("started") or row.created_at.isoformat()
     return LiveMatch(row.id, settings, match, row.version, row.status, seats, started,
-                     private=row.private)
+                     private=row.private, fair=state)
 
 
 @dataclass(slots=True)
@@ -168,7 +247,8 @@ class LiveStore:
             users = await repo.users_by_id(
                 session, [u for u in (row.seat0_user_id, row.seat1_user_id) if u is not None]
             )
-        return live_from_row(row, users, self._rng_factory())
+            fair = await get_fair(session, match_id)
+        return live_from_row(row, users, self._rng_factory(), fair)
 
     async def fresh(self, match_id: str) -> LiveMatch:
         """The match as stored now: the copy in memory if no other process (or a failed write)

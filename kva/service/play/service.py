@@ -24,6 +24,7 @@ from kva.service.play.acting import Acting
 from kva.service.play.commit import Committer
 from kva.service.play.live import LiveMatch, LiveStore, Seat
 from kva.service.play.reads import MatchInfo, MatchSummary, Reads
+from kva.service.play.seeds import Seeds
 from kva.service.play.tables import Tables
 from kva.service.play.turns import Turns
 from kva.storage import repo
@@ -45,6 +46,7 @@ class PlayService:
         rng_factory: Callable[[], random.Random] = random.SystemRandom,
         bot_executor: Executor | None = None,
         cache_size: int = 2000,
+        seed_wait: float = 0.0,
     ) -> None:
         self._sessions = sessions
         self._broker = broker
@@ -53,8 +55,11 @@ class PlayService:
         self._committer = Committer(sessions, broker, self._store)
         self._turns = Turns(self._store, self._committer, rng_factory, bot_executor,
                             forced_delay=forced_delay, bot_delay=bot_delay)
+        #: ``seed_wait``: seconds a seated player's browser has to send its client seed
+        #: before the server chooses it (0: at once, for callers that never send one).
+        self._seeds = Seeds(sessions, self._store, self._committer, rng_factory, seed_wait)
         self._tables = Tables(sessions, self._store, self._committer, rng_factory,
-                              self._started)
+                              self._started, self._seeds)
         self._reads = Reads(sessions, self._store, self._tables.may_watch)
         self._acting = Acting(self._store, self._committer)
         #: Called with a match whenever this process takes up its state: after every
@@ -79,6 +84,7 @@ class PlayService:
         self.act = self._acting.act
         self.resign = self._acting.resign
         self.forfeit = self._acting.forfeit
+        self.seed = self._seeds.seed
         self.renamed = self._store.renamed
 
     # ------------------------------------------------------------------ settings and state
@@ -97,6 +103,14 @@ class PlayService:
     @bot_delay.setter
     def bot_delay(self, value: float) -> None:
         self._turns.bot_delay = value
+
+    @property
+    def seed_wait(self) -> float:
+        return self._seeds.wait
+
+    @seed_wait.setter
+    def seed_wait(self, value: float) -> None:
+        self._seeds.wait = value
 
     @property
     def cache_size(self) -> int:
@@ -128,10 +142,13 @@ class PlayService:
                 log.exception("cannot resume match %s", row.id)
                 continue
             self._turns.schedule(live)
+            self._seeds.schedule(live)
 
     async def stop(self) -> None:
-        """Cancel scheduled bot and forced turns (they resume on the next start)."""
+        """Cancel scheduled bot and forced turns and seed waits (they resume on the next
+        start)."""
         await self._turns.stop()
+        await self._seeds.stop()
 
     def on_tables_changed(self, listener: Callable[[], Awaitable[None]]) -> None:
         """Call ``listener`` after a waiting table is opened, taken or cancelled (the lobby
@@ -154,6 +171,7 @@ class PlayService:
     def _started(self, live: LiveMatch) -> None:
         """A match changed or started here: schedule its automatic turn, run the hooks."""
         self._turns.schedule(live)
+        self._seeds.schedule(live)
         self._run_commit_hooks(live)
 
     def _run_commit_hooks(self, live: LiveMatch) -> None:

@@ -16,13 +16,14 @@ from collections.abc import Awaitable, Callable
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from kva.rules import Match, MatchSettings
+from kva.rules import MatchSettings
 from kva.service import bots
 from kva.service.errors import NotFound, PlayError, RatedOnly, WrongPassword
 from kva.service.events import join_event, public
 from kva.service.passwords import hash_password, verify_password
 from kva.service.play.commit import Committer, record_of
-from kva.service.play.live import LiveMatch, LiveStore, Seat
+from kva.service.play.live import FairState, LiveMatch, LiveStore, Seat
+from kva.service.play.seeds import Seeds
 from kva.storage import repo
 from kva.storage.models import MatchRow, TableRow, utcnow
 
@@ -41,7 +42,9 @@ class Tables:
         committer: Committer,
         rng_factory: Callable[[], random.Random],
         started: Callable[[LiveMatch], None],
+        seeds: Seeds,
     ) -> None:
+        self._seeds = seeds
         self._sessions = sessions
         self._store = store
         self._committer = committer
@@ -53,8 +56,10 @@ class Tables:
     def new_match(
         self, seats: list[Seat], settings: MatchSettings, *, private: bool = False
     ) -> tuple[LiveMatch, MatchRow]:
-        """A new match and its row, not yet stored. With both seats taken it is dealt and
-        active; with seat 1 empty it is a table waiting (undealt) for its second player."""
+        """A new match and its row (with its kva-fair/1 inputs), not yet stored. With both
+        seats taken it is active, and dealt once both client seeds are in (at once for a
+        server with no seed wait); with seat 1 empty it is a table waiting (undealt) for its
+        second player."""
         if len(seats) != 2 or seats[0].user_id is None and seats[0].bot is None:
             raise ValueError("a match needs two seats, the first one taken")
         if any(s.user_id is not None and s.bot is not None for s in seats):
@@ -65,10 +70,10 @@ class Tables:
         if not waiting and seats[0].user_id is not None and seats[0].user_id == seats[1].user_id:
             raise ValueError("a match needs two different players")
         started = utcnow()
-        match = None if waiting else Match(settings.target, settings.bazaar, self._rng_factory())
-        live = LiveMatch(secrets.token_urlsafe(9), settings, match, 1,
+        live = LiveMatch(secrets.token_urlsafe(9), settings, None, 1,
                          "waiting" if waiting else "active", list(seats), started.isoformat(),
-                         private=private)
+                         private=private, fair=FairState.new(seats))
+        self._seeds.prepare(live)
         row = MatchRow(
             id=live.id, status=live.status, target=settings.target, bazaar=settings.bazaar,
             rated=settings.rated, private=private,
@@ -76,6 +81,8 @@ class Tables:
             seat0_bot=seats[0].bot, seat1_bot=seats[1].bot, version=1,
             record=record_of(live), created_at=started, updated_at=started,
         )
+        assert live.fair is not None
+        row.fair = live.fair.row(live.id)  # stored with the row, in the caller's transaction
         return live, row
 
     def _serve(self, live: LiveMatch) -> None:
@@ -166,7 +173,8 @@ class Tables:
         registered: bool = False,
     ) -> tuple[str, int | None]:
         """Take the free seat of a table, closed or open (or watch it once both seats are
-        taken, or once it was cancelled). The deal happens here, as the match starts.
+        taken, or once it was cancelled). The match starts here; it is dealt once both
+        client seeds are in (:mod:`kva.service.play.seeds`).
 
         Returns the match id and the seat taken (None: a spectator, who may from now on watch
         the match even if it has a password). Raises :class:`WrongPassword` when the table has
@@ -197,8 +205,7 @@ class Tables:
             if free and live.status == "waiting" and live.seat_of(user_id) is None:
                 live.seats[1] = Seat(user_id, nickname)
                 live.status = "active"
-                live.match = Match(live.settings.target, live.settings.bazaar,
-                                   self._rng_factory())
+                await self._seeds.joined(live)  # dealt now if both client seeds are in
                 live.created_at = utcnow().isoformat()
                 await self._committer.commit(live, public(join_event(1)),
                                              seat1_user_id=user_id)
