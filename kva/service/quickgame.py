@@ -7,8 +7,10 @@ arrives, then every :data:`TICK` seconds while anyone waits (ranges widen with t
 becomes an active match straight away (seat 0 is whoever waited longer), and both searches
 learn its id.
 
-The queue is held in this process: players connected to different ``kva serve`` processes are
-not paired with each other (see docs/community.md).
+:class:`QuickGame` holds the queue in this process (the default, one ``kva serve``).
+With Redis configured as the broker, :func:`make_quick_game` gives
+:class:`kva.service.quickshared.RedisQuickGame` instead: the same interface, the queue in
+Redis, so players connected to different processes are paired with each other.
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kva.rules import BadSettings, MatchSettings
+from kva.service.broker import Broker
 from kva.service.matchmaking import Seeker, offer_bot, pair, rating_range, waited
 from kva.service.play import PlayService
 
@@ -46,6 +50,8 @@ class Search:
     nickname: str
     result: asyncio.Future[str] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future())
+    #: Names the search where it is shared between processes (kva.service.quickshared).
+    id: str = field(default_factory=lambda: secrets.token_urlsafe(12))
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,3 +175,13 @@ class QuickGame:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
+
+
+def make_quick_game(service: PlayService, broker: Broker, broker_url: str | None) -> QuickGame:
+    """The quick-game queue for this configuration: in this process (no broker URL, or
+    ``memory``), or shared by every process in Redis (a ``redis://`` broker URL)."""
+    if broker_url and broker_url != "memory":
+        from kva.service.quickshared import RedisQuickGame
+
+        return RedisQuickGame(service, broker, broker_url)
+    return QuickGame(service)

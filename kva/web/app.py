@@ -22,7 +22,7 @@ from kva.service.broker import make_broker
 from kva.service.lobby import Lobby
 from kva.service.play import PlayService
 from kva.service.presence import Presence
-from kva.service.quickgame import QuickGame
+from kva.service.quickgame import make_quick_game
 from kva.service.ratelimit import AuthRateLimiter
 from kva.service.rematch import RematchService
 from kva.service.sessions import identify
@@ -71,7 +71,7 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
         app.state.rematch = RematchService(sessions, broker, service)
         app.state.lobby = Lobby(sessions, broker, service)
         service.on_tables_changed(app.state.lobby.changed)
-        app.state.quick = QuickGame(service)
+        app.state.quick = make_quick_game(service, broker, settings.broker_url)
         await service.start()
         try:
             yield

@@ -1,0 +1,379 @@
+"""Quick game across processes: the queue in Redis, one pairing round at a time.
+
+Used instead of :class:`kva.service.quickgame.QuickGame` when the broker is Redis
+(``KVA_BROKER_URL=redis://...``), with the same interface and the same pairing rules
+(:mod:`kva.service.matchmaking`). What lives where:
+
+* ``<prefix>search`` (hash): search id → the search as JSON (player, rating, settings, since
+  when, and the ``origin`` process whose socket holds it);
+* ``<prefix>alive`` (sorted set): search id → the time (epoch ms) it expires. The process
+  holding the search's socket pushes this forward every tick (:data:`TICK`) while the socket
+  is open; a search whose process died is dropped once it passes (:data:`EXPIRE` seconds);
+* ``<prefix>owner`` (hash): user id → their current search id (a second search by the same
+  player, on any process, replaces the first, whose page is told ``replaced``);
+* ``<prefix>lock``: a pairing round runs under ``SET NX PX`` (:data:`LOCK_MS`), so rounds
+  never overlap; each pair is then claimed atomically (a Lua script removes both searches
+  only if both are still there: a search cancelled meanwhile is never paired) and its match is
+  created once, by the process that claimed it;
+* ``<prefix>result:<search id>``: the outcome (``{"match_id": ...}`` or ``{"error": ...}``),
+  kept a minute. The outcome is also published on the broker topic ``quick:<origin>``, so the
+  searcher's process tells its socket at once; the key is the fallback its ticks read.
+
+Wall-clock time (``time.time``) is the clock, since the processes share it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kva.service.broker import Broker, Subscription
+from kva.service.matchmaking import Seeker, pair
+from kva.service.play import PlayService
+from kva.service.quickgame import TICK, QuickGame, QuickGameError, Search
+
+log = logging.getLogger(__name__)
+
+#: Seconds a search stays in Redis without its process refreshing it.
+EXPIRE = 5.0
+#: Milliseconds a pairing round may hold the lock (it is released as soon as it ends).
+LOCK_MS = 3000
+#: Milliseconds an outcome is kept for its searcher's process.
+RESULT_MS = 60_000
+#: The default key prefix.
+PREFIX = "kva:quick:"
+
+# KEYS: alive, search, owner. ARGV: search id, user id, search JSON, expiry (ms).
+# Replaces the user's previous search (returned, as JSON, so its page can be told).
+_JOIN = """
+local old = redis.call('HGET', KEYS[3], ARGV[2])
+local old_json = false
+if old then
+  old_json = redis.call('HGET', KEYS[2], old)
+  redis.call('ZREM', KEYS[1], old)
+  redis.call('HDEL', KEYS[2], old)
+end
+redis.call('HSET', KEYS[3], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
+return old_json
+"""
+# KEYS: alive, search, owner. ARGV: search id, user id.
+_LEAVE = """
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+if redis.call('HGET', KEYS[3], ARGV[2]) == ARGV[1] then
+  redis.call('HDEL', KEYS[3], ARGV[2])
+end
+return 1
+"""
+# KEYS: alive, search, owner. ARGV: now (ms), id a, user a, id b, user b.
+# Both searches still waiting and unexpired: remove both, 1; otherwise nothing, 0.
+_CLAIM = """
+for i = 2, 4, 2 do
+  local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if (not score) or tonumber(score) < tonumber(ARGV[1]) then return 0 end
+end
+for i = 2, 4, 2 do
+  redis.call('ZREM', KEYS[1], ARGV[i])
+  redis.call('HDEL', KEYS[2], ARGV[i])
+  if redis.call('HGET', KEYS[3], ARGV[i + 1]) == ARGV[i] then
+    redis.call('HDEL', KEYS[3], ARGV[i + 1])
+  end
+end
+return 1
+"""
+# KEYS: alive, search, owner. ARGV: now (ms). Drops the searches nobody refreshed.
+_EXPIRE = """
+local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])
+for _, id in ipairs(gone) do
+  local raw = redis.call('HGET', KEYS[2], id)
+  redis.call('ZREM', KEYS[1], id)
+  redis.call('HDEL', KEYS[2], id)
+  if raw then
+    local ok, entry = pcall(cjson.decode, raw)
+    if ok and entry['user_id'] then
+      local uid = tostring(entry['user_id'])
+      if redis.call('HGET', KEYS[3], uid) == id then redis.call('HDEL', KEYS[3], uid) end
+    end
+  end
+end
+return #gone
+"""
+# KEYS: lock. ARGV: token. Releases the lock only if it is still ours.
+_UNLOCK = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A search as stored in Redis."""
+
+    id: str
+    origin: str
+    nickname: str
+    seeker: Seeker
+
+    def dumps(self) -> str:
+        s = self.seeker
+        return json.dumps({"id": self.id, "origin": self.origin, "nickname": self.nickname,
+                           "user_id": s.user_id, "rating": s.rating, "target": s.target,
+                           "bazaar": s.bazaar, "rated": s.rated, "since": s.since},
+                          ensure_ascii=False)
+
+    @classmethod
+    def loads(cls, raw: str | bytes) -> Entry:
+        """The entry stored as ``raw`` (ValueError, KeyError or TypeError if malformed)."""
+        d = json.loads(raw)
+        seeker = Seeker(int(d["user_id"]), float(d["rating"]), int(d["target"]),
+                        str(d["bazaar"]), bool(d["rated"]), float(d["since"]))
+        return cls(str(d["id"]), str(d["origin"]), str(d["nickname"]), seeker)
+
+
+class RedisQuickGame(QuickGame):
+    """The quick-game queue shared by every process on one Redis (see the module)."""
+
+    def __init__(self, service: PlayService, broker: Broker, url: str, *,
+                 prefix: str = PREFIX, clock: Callable[[], float] = time.time,
+                 tick: float = TICK, expire: float = EXPIRE) -> None:
+        super().__init__(service, clock=clock, tick=tick)
+        import redis.asyncio as redis
+
+        self._redis: Any = redis.from_url(url, decode_responses=True)
+        self._broker = broker
+        self._prefix = prefix
+        self._expire = expire
+        self.origin = secrets.token_hex(6)
+        self._keys = [prefix + "alive", prefix + "search", prefix + "owner"]
+        self._local: dict[str, Search] = {}  # search id -> this process's searches
+        self._sub: Subscription | None = None
+        self._listener: asyncio.Task[None] | None = None
+        self._subscribing = asyncio.Lock()
+        self._chores: set[asyncio.Task[Any]] = set()
+        self._join_script = self._redis.register_script(_JOIN)
+        self._leave_script = self._redis.register_script(_LEAVE)
+        self._claim_script = self._redis.register_script(_CLAIM)
+        self._expire_script = self._redis.register_script(_EXPIRE)
+        self._unlock_script = self._redis.register_script(_UNLOCK)
+
+    # ------------------------------------------------------------------ the interface
+    async def join(self, user_id: int, nickname: str, rating: float, target: int, bazaar: str,
+                   rated: bool, registered: bool) -> Search:
+        """Start a search (replacing this player's previous one, on any process); pairs at
+        once if possible."""
+        self.check(target, bazaar, rated, registered)
+        if self._stopped:
+            raise QuickGameError("stopped", "the server is stopping")
+        await self._listen()
+        search = Search(Seeker(user_id, float(rating), target, bazaar, rated, self._clock()),
+                        nickname)
+        previous = self._searches.get(user_id)
+        if previous is not None:
+            self._fail(previous, QuickGameError("replaced", "searching elsewhere"))
+        self._searches[user_id] = search
+        self._local[search.id] = search
+        entry = Entry(search.id, self.origin, nickname, search.seeker)
+        old = await self._join_script(keys=self._keys, args=[
+            search.id, user_id, entry.dumps(), self._deadline()])
+        if old:
+            with contextlib.suppress(ValueError, KeyError, TypeError):
+                replaced = Entry.loads(old)
+                if replaced.origin != self.origin:
+                    await self._deliver(replaced, {"error": "replaced"})
+        await self.pair_now()
+        self._ensure_ticking()
+        return search
+
+    def leave(self, search: Search) -> None:
+        """Take ``search`` out of the queue (here at once, in Redis just after)."""
+        if self._searches.get(search.seeker.user_id) is search:
+            del self._searches[search.seeker.user_id]
+        if self._local.pop(search.id, None) is not None and not search.result.done():
+            self._chore(self._leave_script(keys=self._keys,
+                                           args=[search.id, search.seeker.user_id]))
+        if not search.result.done():
+            search.result.cancel()
+
+    async def pair_now(self) -> None:
+        """One pairing round over every process's searches, if no other round is running."""
+        async with self._pairing:
+            token = secrets.token_hex(8)
+            lock = self._prefix + "lock"
+            if not await self._redis.set(lock, token, nx=True, px=LOCK_MS):
+                return  # another process is pairing right now
+            claimed: list[tuple[Entry, Entry]] = []
+            try:
+                now = self._clock()
+                now_ms = int(now * 1000)
+                await self._expire_script(keys=self._keys, args=[now_ms])
+                ids = await self._redis.zrangebyscore(self._keys[0], now_ms, "+inf")
+                if len(ids) < 2:
+                    return
+                entries: dict[int, Entry] = {}
+                for raw in await self._redis.hmget(self._keys[1], ids):
+                    if raw is None:
+                        continue
+                    try:
+                        entry = Entry.loads(raw)
+                    except (ValueError, KeyError, TypeError):
+                        log.warning("dropping a malformed quick-game search")
+                        continue
+                    known = entries.get(entry.seeker.user_id)
+                    if known is None or known.seeker.since < entry.seeker.since:
+                        entries[entry.seeker.user_id] = entry
+                by_seeker = {e.seeker: e for e in entries.values()}
+                for first, second in pair(by_seeker, now):
+                    a, b = by_seeker[first], by_seeker[second]
+                    if await self._claim_script(keys=self._keys, args=[
+                            now_ms, a.id, a.seeker.user_id, b.id, b.seeker.user_id]):
+                        claimed.append((a, b))
+            finally:
+                await self._unlock_script(keys=[lock], args=[token])
+            for a, b in claimed:
+                await self._start_pair(a, b)
+
+    def waiting(self) -> int:
+        """How many players wait on this process."""
+        return len(self._searches)
+
+    async def stop(self) -> None:
+        """End this process's searches (taking them out of Redis) and its tasks."""
+        self._stopped = True
+        for search in list(self._local.values()):
+            self.leave(search)
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        if self._chores:
+            await asyncio.gather(*self._chores, return_exceptions=True)
+        if self._listener is not None:
+            self._listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._listener
+        if self._sub is not None:
+            with contextlib.suppress(Exception):
+                await self._sub.close()
+        with contextlib.suppress(Exception):
+            await self._redis.aclose()
+
+    async def searching(self) -> int:
+        """How many searches wait in Redis, on every process (expired ones not counted)."""
+        return int(await self._redis.zcount(self._keys[0], int(self._clock() * 1000), "+inf"))
+
+    # ------------------------------------------------------------------ inside
+    def _deadline(self) -> int:
+        return int((self._clock() + self._expire) * 1000)
+
+    def _chore(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._chores.add(task)
+        task.add_done_callback(self._chore_done)
+
+    def _chore_done(self, task: asyncio.Future[Any]) -> None:
+        self._chores.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("quick-game redis update failed", exc_info=task.exception())
+
+    def _fail(self, search: Search, exc: Exception) -> None:
+        self._local.pop(search.id, None)
+        if self._searches.get(search.seeker.user_id) is search:
+            del self._searches[search.seeker.user_id]
+        if not search.result.done():
+            search.result.set_exception(exc)
+            search.result.exception()  # retrieved: no "never retrieved" warning
+
+    def _resolve(self, search_id: str, outcome: dict[str, Any]) -> None:
+        """The outcome of one of this process's searches (from the broker or its key)."""
+        search = self._local.get(search_id)
+        if search is None or search.result.done():
+            return
+        match_id = outcome.get("match_id")
+        if isinstance(match_id, str):
+            self._local.pop(search_id, None)
+            if self._searches.get(search.seeker.user_id) is search:
+                del self._searches[search.seeker.user_id]
+            search.result.set_result(match_id)
+            return
+        code = outcome.get("error")
+        self._fail(search, QuickGameError(code if isinstance(code, str) else "failed",
+                                          "the search ended"))
+
+    async def _deliver(self, entry: Entry, outcome: dict[str, Any]) -> None:
+        """Tell ``entry``'s process (here, or through the broker and its result key)."""
+        if entry.origin == self.origin:
+            self._resolve(entry.id, outcome)
+            return
+        await self._redis.set(self._prefix + "result:" + entry.id, json.dumps(outcome),
+                              px=RESULT_MS)
+        await self._broker.publish("quick:" + entry.origin, {"search": entry.id, **outcome})
+
+    async def _start_pair(self, a: Entry, b: Entry) -> None:
+        """Create the match of a claimed pair (seat 0: the longer waiter), tell both."""
+        s = a.seeker
+        try:
+            match_id, _token = await self._service.create_match(
+                s.user_id, a.nickname, "player", s.target, s.bazaar, rated=s.rated,
+                opponent_user=(b.seeker.user_id, b.nickname),
+            )
+            outcome: dict[str, Any] = {"match_id": match_id}
+        except Exception:
+            log.exception("could not start a quick game")
+            outcome = {"error": "failed"}
+        for entry in (a, b):
+            try:
+                await self._deliver(entry, outcome)
+            except Exception:
+                log.exception("could not tell a quick-game search its outcome")
+
+    async def _listen(self) -> None:
+        """Subscribe to this process's topic once (outcomes of its searches)."""
+        async with self._subscribing:
+            if self._sub is not None:
+                return
+            self._sub = await self._broker.subscribe("quick:" + self.origin)
+            self._listener = asyncio.create_task(self._relay(self._sub),
+                                                 name="kva-quick-game-outcomes")
+
+    async def _relay(self, sub: Subscription) -> None:
+        async for message in sub:
+            search_id = message.get("search")
+            if isinstance(search_id, str):
+                self._resolve(search_id, message)
+
+    async def _run(self) -> None:
+        while self._local and not self._stopped:
+            await asyncio.sleep(self._tick)
+            try:
+                await self._refresh()
+                await self.pair_now()
+            except Exception:  # one bad round must not stop pairing
+                log.exception("quick-game pairing failed")
+
+    async def _refresh(self) -> None:
+        """Keep this process's searches alive, and read outcomes the broker did not bring."""
+        ids = list(self._local)
+        if not ids:
+            return
+        deadline = self._deadline()
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for search_id in ids:
+                pipe.zadd(self._keys[0], {search_id: deadline}, xx=True)
+            pipe.mget([self._prefix + "result:" + i for i in ids])
+            replies = await pipe.execute()
+        for search_id, raw in zip(ids, replies[-1], strict=True):
+            if raw is None:
+                continue
+            with contextlib.suppress(ValueError, TypeError):
+                outcome = json.loads(raw)
+                if isinstance(outcome, dict):
+                    self._resolve(search_id, outcome)
