@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: set-up, lint, types, a plain install of the wheel
 # (scripts/check-install.sh), then every test against SQLite, then the database-backed tests
-# again against PostgreSQL.
+# again against PostgreSQL, with tests/multiproc (two `kva serve` processes on PostgreSQL and
+# Redis behind nginx), which only runs in that pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
 [ -f scripts/install-browser.sh ] && bash scripts/install-browser.sh
+[ -f scripts/install-nginx.sh ] && bash scripts/install-nginx.sh
 bash scripts/services.sh
 
 echo "== ruff"
@@ -21,7 +23,7 @@ echo "== pytest (SQLite)"
 .venv/bin/pytest -q -p no:cacheprovider "$@"
 
 db_tests=()
-for dir in tests/web tests/e2e tests/community; do
+for dir in tests/web tests/e2e tests/community tests/multiproc; do
   [ -d "$dir" ] && db_tests+=("$dir")
 done
 if [ ${#db_tests[@]} -gt 0 ]; then

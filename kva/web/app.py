@@ -149,3 +149,9 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
     app.include_router(lobby.router)
     app.include_router(profiles.router)
     return app
+
+
+def app_from_env() -> FastAPI:
+    """The app configured by the ``KVA_*`` environment: the factory uvicorn's worker
+    processes call (``kva serve --workers N``; ``uvicorn --factory kva.web.app:app_from_env``)."""
+    return create_app(Settings.from_env())

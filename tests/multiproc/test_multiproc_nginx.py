@@ -1,0 +1,132 @@
+"""Two ``kva serve`` processes (one fresh PostgreSQL database, one Redis) behind a real nginx:
+two players routed to different processes are paired by quick game into one match and play
+it over WebSockets through nginx, every move reaching the other process's player."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import httpx
+from multiproc_help import ROUTE_HEADER, UPSTREAM_HEADER, Nginx, RoutedSocket, ServeProcess
+
+QUICK = {"target": "175", "bazaar": "draw"}
+
+
+async def test_a_quick_game_between_players_on_two_processes_behind_nginx(
+    two_processes_behind_nginx: tuple[Nginx, list[ServeProcess]],
+) -> None:
+    nginx, processes = two_processes_behind_nginx
+    ports = {name: p.port for name, p in zip("ab", processes, strict=True)}
+    ws_base = nginx.base_url.replace("http://", "ws://")
+    clients = {name: httpx.AsyncClient(base_url=nginx.base_url, headers={ROUTE_HEADER: name})
+               for name in "ab"}
+    sockets: list[RoutedSocket] = []
+    try:
+        # Each player's pages come from their own process (nginx names the one that answered).
+        for name, client in clients.items():
+            page = await client.get("/quick", params=QUICK)
+            assert page.status_code == 200, page.text[:500]
+            assert page.headers[UPSTREAM_HEADER] == f"127.0.0.1:{ports[name]}"
+            assert client.cookies.get("kva_session"), "no guest session after /quick"
+        # Without the route header nginx balances over both processes.
+        seen = set()
+        async with httpx.AsyncClient(base_url=nginx.base_url) as anyone:
+            for _ in range(4):
+                seen.add((await anyone.get("/healthz")).headers[UPSTREAM_HEADER])
+        assert seen == {f"127.0.0.1:{p}" for p in ports.values()}
+
+        def headers(name: str) -> dict[str, str]:
+            return {ROUTE_HEADER: name,
+                    "Cookie": f"kva_session={clients[name].cookies['kva_session']}"}
+
+        query = "&".join(f"{k}={v}" for k, v in QUICK.items()) + "&rated=0"
+        quick = {name: RoutedSocket(f"{ws_base}/ws/quick?{query}", headers(name))
+                 for name in "ab"}
+        await quick["a"].open()
+        sockets.append(quick["a"])
+        await quick["a"].wait_for(lambda m: m.get("type") == "waiting")
+        started = time.monotonic()
+        await quick["b"].open()
+        sockets.append(quick["b"])
+        for name in "ab":
+            assert quick[name].upstream == f"127.0.0.1:{ports[name]}"  # different processes
+        paired = {name: await quick[name].wait_for(lambda m: m.get("type") == "paired")
+                  for name in "ab"}
+        pairing_ms = 1000 * (time.monotonic() - started)
+        match_id = paired["a"]["match_id"]
+        assert paired["b"]["match_id"] == match_id
+
+        # Both open the match on their own process, through nginx.
+        game = {name: RoutedSocket(f"{ws_base}/ws/m/{match_id}", headers(name))
+                for name in "ab"}
+        for name in "ab":
+            await game[name].open()
+            sockets.append(game[name])
+            assert game[name].upstream == f"127.0.0.1:{ports[name]}"
+            await game[name].send({"type": "hello", "version": 0})
+            await game[name].wait_for(lambda m: m.get("type") == "state")
+        for name in "ab":
+            await game[name].wait_for(
+                lambda m: m.get("type") == "state" and m["status"] == "active"
+                and m["view"].get("turn") is not None)
+        assert {game[n].state["you"] for n in "ab"} == {0, 1}
+
+        # Play moves: each one made on one process reaches the player on the other.
+        moves, lags = 0, []
+        deadline = time.monotonic() + 60
+        while moves < 6 and time.monotonic() < deadline:
+            movers = [n for n in "ab" if game[n].my_turn()]
+            if not movers:
+                await asyncio.sleep(0.05)
+                continue
+            mover, other = movers[0], "b" if movers[0] == "a" else "a"
+            s = game[mover].state
+            sent = time.monotonic()
+            await game[mover].send({"type": "action", "version": s["version"],
+                                    "action": s["view"]["legal"][0]})
+            reply = await game[mover].wait_for(
+                lambda m, v=s["version"]: (m.get("type") == "state" and m["version"] > v)
+                or m.get("type") == "error")
+            assert reply["type"] == "state", reply
+            seen_there = await game[other].wait_for(
+                lambda m, v=reply["version"]: m.get("type") == "state" and m["version"] >= v)
+            lags.append(1000 * (time.monotonic() - sent))
+            assert seen_there["view"]["board"] == reply["view"]["board"]
+            moves += 1
+        assert moves >= 4, f"only {moves} moves were played"
+        print(f"\npaired across processes in {pairing_ms:.0f} ms; {moves} moves, "
+              f"action→opponent through nginx: max {max(lags):.0f} ms")
+    finally:
+        for sock in sockets:
+            await sock.close()
+        for client in clients.values():
+            await client.aclose()
+
+
+async def test_kva_serve_with_two_workers_pairs_a_quick_game(
+    serve_env: dict[str, str], tmp_path: Path
+) -> None:
+    server = ServeProcess(serve_env, tmp_path / "workers.log", "--workers", "2").start()
+    try:
+        assert "2 processes" in server.log_tail()
+        ws_base = server.base_url.replace("http://", "ws://")
+        query = "target=75&bazaar=pass-only&rated=0"
+        sockets = []
+        for _ in range(2):  # whichever worker each connection lands on
+            async with httpx.AsyncClient(base_url=server.base_url) as client:
+                assert (await client.get("/quick", params={"target": "75"})).status_code == 200
+                cookie = client.cookies["kva_session"]
+            sock = await RoutedSocket(f"{ws_base}/ws/quick?{query}",
+                                      {"Cookie": f"kva_session={cookie}"}).open()
+            sockets.append(sock)
+        try:
+            ids = {(await s.wait_for(lambda m: m.get("type") == "paired"))["match_id"]
+                   for s in sockets}
+            assert len(ids) == 1
+        finally:
+            for sock in sockets:
+                await sock.close()
+    finally:
+        server.stop()
