@@ -243,7 +243,7 @@ async def http(base_url: str, method: str, path: str, form: dict[str, str] | Non
     try:
         status = int(head_lines[0].split()[1])
     except (IndexError, ValueError):
-        raise HttpFailure(f"{method} {path}: no HTTP answer") from None
+        raise HttpFailure(f"{method} {path.split('/')[1] or '/'}: no answer") from None
     headers = []
     for line in head_lines[1:]:
         key, _, value = line.partition(":")
@@ -417,16 +417,17 @@ class Game:
         host_cookie = r.cookie("kva_session")
         found = re.fullmatch(r"/m/([A-Za-z0-9_-]+)", r.header("location") or "")
         if r.status != 303 or not host_cookie or not found:
-            raise HttpFailure(f"POST /matches answered {r.status}")
+            raise HttpFailure(f"POST /matches {r.status}")
         match_id = found.group(1)
         page = await http(host_url, "GET", f"/m/{match_id}", cookie=host_cookie)
         token = re.search(rb'https?://[^"/\s]+/t/([A-Za-z0-9_-]{8,64})', page.body)
         if page.status != 200 or token is None:
-            raise HttpFailure(f"GET /m/{{id}} answered {page.status} without a table link")
+            raise HttpFailure(f"GET /m/{{id}} {page.status}"
+                              + ("" if page.status != 200 else " no table link"))
         joined = await http(guest_url, "POST", f"/t/{token.group(1).decode()}", {})
         guest_cookie = joined.cookie("kva_session")
         if joined.status != 303 or not guest_cookie:
-            raise HttpFailure(f"POST /t/{{token}} answered {joined.status}")
+            raise HttpFailure(f"POST /t/{{token}} {joined.status}")
         bench.rec.matches_started += 1
         sockets = []
         try:
@@ -480,8 +481,8 @@ class Bench:
                 await Game(self).play(host_url, guest_url)
             except asyncio.CancelledError:
                 raise
-            except HttpFailure:
-                self.rec.errors["http"] += 1
+            except HttpFailure as exc:
+                self.rec.errors[f"http {exc}"] += 1
                 await asyncio.sleep(1.0)
             except (OSError, TimeoutError) as exc:
                 self.rec.errors["connect" if not isinstance(exc, TimeoutError) else "timeout"] \
