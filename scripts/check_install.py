@@ -22,6 +22,7 @@ import http.cookiejar
 import json
 import os
 import re
+import secrets
 import signal
 import socket
 import subprocess
@@ -143,6 +144,10 @@ def play_one_move(base: str) -> None:
             raise Failure(f"unexpected first state: you={state['you']}, "
                           f"players={state['players']}")
         step(f"WebSocket hello answered with version {state['version']}")
+        if not (state.get("fair") or {}).get("commitment"):
+            raise Failure("the first state carries no kva-fair/1 commitment")
+        # As a browser does once it has seen the commitment: its own client seed.
+        ws.send(json.dumps({"type": "seed", "seed": secrets.token_hex(16)}))
         view = state["view"]
         while not (state["status"] == "active" and view["turn"] == state["you"]
                    and view["legal"]):  # the bot may open the hand first

@@ -35,7 +35,7 @@ class ServeProcess:
 
     def start(self, bot_delay: float = 0.0) -> None:
         env = {**os.environ, "KVA_DATABASE_URL": self.database_url, "KVA_SECRET_KEY": SECRET,
-               "KVA_FORCED_DELAY": "0", "KVA_BOT_DELAY": str(bot_delay),
+               "KVA_FORCED_DELAY": "0", "KVA_BOT_DELAY": str(bot_delay), "KVA_SEED_WAIT": "0",
                "KVA_DATA_DIR": str(self.tmp / "var"), "KVA_BROKER_URL": ""}
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(

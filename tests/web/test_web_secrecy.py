@@ -85,6 +85,10 @@ def check_messages(sock: Socket, truths: list[Truth], record: dict[str, Any],
         k = max(0, msg["version"] - (first_action_version - 1))
         truth = truths[k]
         view = msg["view"]
+        if msg["status"] == "waiting" or view["hand_counts"] == [0, 0]:
+            # Not dealt yet (a table waiting for its second player): no tile at all.
+            assert not tile_strings(view), msg["version"]
+            continue
         # The current hand: own tiles and the board, nothing else.
         known = set(truth.placed) | set(truth.revealed) | set(truth.announced)
         if viewer is not None:
@@ -111,6 +115,37 @@ def check_messages(sock: Socket, truths: list[Truth], record: dict[str, Any],
     return checked
 
 
+def check_fair(sock: Socket, record: dict[str, Any], pages: list[str]) -> None:
+    """kva-fair/1: every state, from the very first, carries the record's commitment; the
+    server seed appears in no message (nor in ``pages``, fetched during the match) before the
+    state in which the match is over."""
+    fair = record["meta"]["fair"]
+    seed = fair["server_seed"]
+    assert len(seed) == 64 and fair["client_seeds"] == sock.states[-1]["fair"]["client_seeds"]
+    assert sock.messages[0]["type"] == "state", sock.messages[0]
+    over_at = None
+    for i, (text, msg) in enumerate(zip(sock.raw, sock.messages, strict=True)):
+        if msg.get("type") == "state":
+            assert msg["fair"]["commitment"] == fair["commitment"], i
+            if msg["view"]["over"]:
+                over_at = i if over_at is None else over_at
+                assert msg["fair"]["server_seed"] == seed
+                continue
+            assert msg["fair"]["server_seed"] is None, i
+        if over_at is None:
+            assert seed not in text, f"message {i} leaks the server seed: {text[:200]}"
+    assert over_at is not None
+    for page in pages:
+        assert seed not in page, "a page leaks the server seed"
+
+
+async def in_play_pages(visitor: Visitor, match_id: str) -> list[str]:
+    """What a visitor can fetch about a match in progress (the record is refused)."""
+    assert (await visitor.http.get(f"/m/{match_id}/record.json")).status_code == 404
+    return [(await visitor.http.get(path)).text
+            for path in (f"/m/{match_id}", f"/m/{match_id}/replay", "/", "/lobby")]
+
+
 async def test_friend_match_players_and_spectator(server: ServerThread) -> None:
     async with Visitor(server.base_url) as host, Visitor(server.base_url) as guest, \
             Visitor(server.base_url) as watcher:
@@ -121,6 +156,7 @@ async def test_friend_match_players_and_spectator(server: ServerThread) -> None:
         await watcher.http.get(f"/t/{token}")
         b = await guest.connect(match_id)
         w = await watcher.connect(match_id)
+        pages = await in_play_pages(host, match_id) + await in_play_pages(watcher, match_id)
         await play_out([a, b, w], budget=120)
         for s in (a, b, w):
             await s.wait_for(lambda m: m.get("type") == "state" and m["view"]["over"])
@@ -128,6 +164,8 @@ async def test_friend_match_players_and_spectator(server: ServerThread) -> None:
         truths = positions(record)
         # versions: 1 created, 2 joined, then one per action
         counts = [check_messages(s, truths, record, first_action_version=3) for s in (a, b, w)]
+        for s in (a, b, w):
+            check_fair(s, record, pages)
         assert all(c > 10 for c in counts), counts
         # Everyone saw every version from the join on, in order, each exactly once.
         final = a.state["version"]
@@ -148,6 +186,7 @@ async def test_bot_match_player_and_spectator(server: ServerThread) -> None:
         match_id = await me.new_match("bot:normal", target=75)
         mine = await me.connect(match_id)
         spectator = await other.connect(match_id)
+        pages = await in_play_pages(me, match_id) + await in_play_pages(other, match_id)
         await play_out([mine, spectator], budget=120)
         await spectator.wait_for(lambda m: m.get("type") == "state" and m["view"]["over"])
         record = (await me.http.get(f"/m/{match_id}/record.json")).json()
@@ -155,6 +194,8 @@ async def test_bot_match_player_and_spectator(server: ServerThread) -> None:
         # versions: 1 created, then one per action
         assert check_messages(mine, truths, record, first_action_version=2) > 10
         assert check_messages(spectator, truths, record, first_action_version=2) > 10
+        check_fair(mine, record, pages)
+        check_fair(spectator, record, pages)
         # The raw text too: the bazaar order never appears as a run of tiles to a player.
         for text in mine.raw:
             assert '"bazaar":[' not in text.replace(" ", "")
