@@ -8,6 +8,10 @@ change (a table opened, taken or cancelled) publishes the new list on the broker
 which they may join).
 
 A rated open table is only joinable by a registered player: guests always play casual.
+
+A table whose creator has left (no connection on any process for the disconnection grace
+period) is cancelled by :class:`kva.service.attendance.TableSweeper`; the sockets count their
+users in :attr:`Lobby.attendance` for it.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from kva.service.attendance import Attendance
 from kva.service.broker import Broker
 from kva.service.errors import NotFound
 from kva.service.messages import LobbyTable
@@ -72,10 +77,12 @@ class Lobby:
     """Lists the open tables and tells lobby viewers when the list changes."""
 
     def __init__(self, sessions: async_sessionmaker[AsyncSession], broker: Broker,
-                 service: PlayService) -> None:
+                 service: PlayService, attendance: Attendance | None = None) -> None:
         self._sessions = sessions
         self._broker = broker
         self._service = service
+        #: Who has a socket (lobby or game page), on any process: the table sweeper asks it.
+        self.attendance = attendance if attendance is not None else Attendance()
 
     async def tables(self) -> list[OpenTable]:
         """The open tables now, oldest first."""

@@ -17,6 +17,7 @@ from starlette.responses import Response
 
 from kva.i18n import COOKIE_NAME as LANG_COOKIE
 from kva.i18n import negotiate_locale
+from kva.service.attendance import TableSweeper, make_attendance
 from kva.service.bots import make_executor
 from kva.service.broker import make_broker
 from kva.service.lobby import Lobby
@@ -69,13 +70,20 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
         service.commit_hooks.append(presence.after_commit)
         app.state.presence = presence
         app.state.rematch = RematchService(sessions, broker, service)
-        app.state.lobby = Lobby(sessions, broker, service)
+        app.state.lobby = Lobby(sessions, broker, service, make_attendance(settings.broker_url))
         service.on_tables_changed(app.state.lobby.changed)
         app.state.quick = make_quick_game(service, broker, settings.broker_url)
         await service.start()
+        # Open tables whose creator left (no socket on any process for the grace period) go.
+        sweeper = TableSweeper(app.state.lobby, service, app.state.lobby.attendance,
+                               grace=settings.disconnect_grace)
+        await app.state.lobby.attendance.start()
+        await sweeper.start()
         try:
             yield
         finally:
+            await sweeper.stop()
+            await app.state.lobby.attendance.stop()
             await app.state.quick.stop()
             await presence.stop()
             await service.stop()

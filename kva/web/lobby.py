@@ -173,6 +173,7 @@ async def lobby_socket(ws: WebSocket) -> None:
     lobby: Lobby = ws.app.state.lobby
     await ws.accept()
     sub = await broker.subscribe(TOPIC)
+    lobby.attendance.enter(user_id)  # a creator waiting here keeps their tables open
 
     async def relay() -> None:
         async for message in sub:
@@ -195,6 +196,7 @@ async def lobby_socket(ws: WebSocket) -> None:
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await relaying
         await sub.close()
+        lobby.attendance.leave(user_id)
 
 
 @router.websocket("/ws/quick")

@@ -165,6 +165,7 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
     relay = asyncio.create_task(_relay(conn, sub, presence))
     present_as = conn.seat  # the seat this socket counts as connected for
     await presence.connected(match_id, present_as)
+    ws.app.state.lobby.attendance.enter(user_id)  # the creator of an open table is still here
     try:
         while True:
             message = await ws.receive()
@@ -192,4 +193,5 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await relay
         await sub.close()
+        ws.app.state.lobby.attendance.leave(user_id)
         await presence.disconnected(match_id, present_as)

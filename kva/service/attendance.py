@@ -1,0 +1,275 @@
+"""Who is here, on any process, and the lobby's cleanup of tables their creator has left.
+
+An open table waits in the lobby for as long as its creator waits for it: on the table's game
+page or in the lobby (any socket of theirs counts). Once the creator has had no connection on
+any process for the disconnection grace period (``KVA_DISCONNECT_GRACE``), the table is
+cancelled and leaves the lobby (:class:`TableSweeper`). A creator who never connected (opened
+the table and closed the page at once) is counted from the table's creation.
+
+:class:`Attendance` counts sockets per user in this process (the default, one ``kva serve``).
+:class:`RedisAttendance` (a Redis broker) shares them: each process keeps a key per user it
+has sockets for, ``<prefix>here:<user>`` (a sorted set of process → expiry, refreshed every
+:data:`HEARTBEAT` seconds, so a crashed process's users are gone once it expires), and the
+process that sees a user's last socket anywhere close writes ``<prefix>gone:<user>``, the time.
+Sweeps take a short Redis lock (``SET NX PX``), so one process sweeps at a time; cancelling a
+table is guarded anyway (only a waiting table, only for its creator).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kva.service.lobby import Lobby
+    from kva.service.play import PlayService
+
+log = logging.getLogger(__name__)
+
+#: Seconds between two refreshes of this process's users in Redis.
+HEARTBEAT = 2.0
+#: Seconds a user's entry for a process outlives its last refresh (a crashed process).
+EXPIRE = 6.0
+#: Seconds a "gone since" time is kept.
+GONE_KEEP = 86400
+#: The default key prefix.
+PREFIX = "kva:here:"
+
+# KEYS: here:<user>, gone:<user>. ARGV: origin, now (ms), gone keep (ms).
+# The user's last socket on this process closed: if no other process has one, note the time.
+_LEAVE = """
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[2])
+if redis.call('ZCARD', KEYS[1]) == 0 then
+  redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+end
+return 1
+"""
+
+
+class Attendance:
+    """Sockets per user in this process; since when a user has had none."""
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self._clock = clock
+        self._local: dict[int, int] = defaultdict(int)
+        self._gone: dict[int, float] = {}
+
+    def enter(self, user_id: int | None) -> None:
+        """A socket of ``user_id`` opened (None: a visitor without a user, not counted)."""
+        if user_id is None:
+            return
+        self._local[user_id] += 1
+        if self._local[user_id] == 1:
+            self._gone.pop(user_id, None)
+            self._first(user_id)
+
+    def leave(self, user_id: int | None) -> None:
+        """A socket counted by :meth:`enter` closed."""
+        if user_id is None or self._local.get(user_id, 0) <= 0:
+            return
+        self._local[user_id] -= 1
+        if self._local[user_id] == 0:
+            del self._local[user_id]
+            self._last(user_id)
+
+    def here(self, user_id: int) -> bool:
+        """Whether ``user_id`` has a socket on this process."""
+        return self._local.get(user_id, 0) > 0
+
+    async def absent_since(self, user_ids: Iterable[int]) -> dict[int, float | None]:
+        """For each user: None while connected somewhere, else since when (epoch seconds)
+        they have had no connection, 0.0 if that is not known (never seen)."""
+        return {uid: None if self.here(uid) else self._gone.get(uid, 0.0) for uid in user_ids}
+
+    async def lock(self, ms: int) -> bool:
+        """Whether this process may sweep now (always, in one process)."""
+        return True
+
+    async def start(self) -> None:
+        return None
+
+    async def stop(self) -> None:
+        return None
+
+    def _first(self, user_id: int) -> None:
+        """Hook: ``user_id``'s first socket on this process."""
+
+    def _last(self, user_id: int) -> None:
+        """Hook: ``user_id``'s last socket on this process closed."""
+        self._gone[user_id] = self._clock()
+
+
+class RedisAttendance(Attendance):
+    """Sockets per user shared by every process on one Redis (see the module)."""
+
+    def __init__(self, url: str, *, prefix: str = PREFIX, clock: Callable[[], float] = time.time,
+                 heartbeat: float = HEARTBEAT, expire: float = EXPIRE) -> None:
+        super().__init__(clock)
+        import redis.asyncio as redis
+
+        self._redis: Any = redis.from_url(url, decode_responses=True)
+        self._prefix = prefix
+        self._heartbeat = heartbeat
+        self._expire = expire
+        self.origin = secrets.token_hex(6)
+        self._leave_script = self._redis.register_script(_LEAVE)
+        self._task: asyncio.Task[None] | None = None
+        self._chores: set[asyncio.Future[Any]] = set()
+
+    def _keys(self, user_id: int) -> list[str]:
+        return [f"{self._prefix}{user_id}", f"{self._prefix}gone:{user_id}"]
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="kva-attendance")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        for user_id in list(self._local):  # a clean stop: these users left this process
+            self._local.pop(user_id, None)
+            self._last(user_id)
+        if self._chores:
+            await asyncio.gather(*self._chores, return_exceptions=True)
+        with contextlib.suppress(Exception):
+            await self._redis.aclose()
+
+    def _chore(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._chores.add(task)
+        task.add_done_callback(self._chore_done)
+
+    def _chore_done(self, task: asyncio.Future[Any]) -> None:
+        self._chores.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("attendance update failed", exc_info=task.exception())
+
+    def _first(self, user_id: int) -> None:
+        self._chore(self._refresh([user_id]))
+
+    def _last(self, user_id: int) -> None:
+        here, gone = self._keys(user_id)
+        self._chore(self._leave_script(keys=[here, gone], args=[
+            self.origin, int(self._clock() * 1000), GONE_KEEP * 1000]))
+
+    async def _refresh(self, user_ids: list[int]) -> None:
+        if not user_ids:
+            return
+        expiry = int((self._clock() + self._expire) * 1000)
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for uid in user_ids:
+                here, gone = self._keys(uid)
+                pipe.zadd(here, {self.origin: expiry})
+                pipe.pexpire(here, int(self._expire * 1000) + 1000)
+                pipe.delete(gone)
+            await pipe.execute()
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self._heartbeat)
+            try:
+                await self._refresh([uid for uid, n in self._local.items() if n > 0])
+            except Exception:
+                log.exception("refreshing attendance failed")
+
+    async def absent_since(self, user_ids: Iterable[int]) -> dict[int, float | None]:
+        ids = list(user_ids)
+        now_ms = int(self._clock() * 1000)
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for uid in ids:
+                here, gone = self._keys(uid)
+                pipe.zrevrange(here, 0, 0, withscores=True)
+                pipe.get(gone)
+            replies = await pipe.execute()
+        out: dict[int, float | None] = {}
+        for i, uid in enumerate(ids):
+            latest, gone_ms = replies[2 * i], replies[2 * i + 1]
+            if self.here(uid) or (latest and latest[0][1] >= now_ms):
+                out[uid] = None
+            elif latest:  # only expired entries: a process died; gone since its last refresh
+                out[uid] = (latest[0][1] / 1000) - self._expire
+            else:
+                out[uid] = float(gone_ms) / 1000 if gone_ms else 0.0
+        return out
+
+    async def lock(self, ms: int) -> bool:
+        return bool(await self._redis.set(self._prefix + "sweep-lock", self.origin, nx=True,
+                                          px=ms))
+
+
+def _epoch(iso: str) -> float:
+    at = datetime.fromisoformat(iso)
+    if at.tzinfo is None:  # SQLite gives naive UTC
+        at = at.replace(tzinfo=UTC)
+    return at.timestamp()
+
+
+class TableSweeper:
+    """Cancels the open tables whose creator has been gone for ``grace`` seconds."""
+
+    def __init__(self, lobby: Lobby, service: PlayService, attendance: Attendance, *,
+                 grace: float, clock: Callable[[], float] = time.time,
+                 every: float | None = None) -> None:
+        self._lobby = lobby
+        self._service = service
+        self._attendance = attendance
+        self.grace = grace
+        self._clock = clock
+        self.every = every if every is not None else min(15.0, max(0.25, grace / 4))
+        self._task: asyncio.Task[None] | None = None
+
+    async def sweep(self) -> list[str]:
+        """One sweep now: the ids of the tables cancelled."""
+        now = self._clock()
+        old = [t for t in await self._lobby.tables() if now - _epoch(t.created_at) >= self.grace]
+        if not old:
+            return []
+        absent = await self._attendance.absent_since({t.creator_id for t in old})
+        cancelled = []
+        for table in old:
+            since = absent.get(table.creator_id)
+            if since is None:
+                continue  # the creator is connected somewhere
+            if now - max(since, _epoch(table.created_at)) < self.grace:
+                continue
+            try:
+                if await self._service.cancel_waiting(table.id, table.creator_id):
+                    cancelled.append(table.id)
+                    log.info("open table %s cancelled: its creator left", table.id)
+            except Exception:
+                log.exception("cancelling the abandoned table %s failed", table.id)
+        return cancelled
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="kva-table-sweeper")
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.every)
+            try:
+                if await self._attendance.lock(int(self.every * 1000 * 0.8)):
+                    await self.sweep()
+            except Exception:
+                log.exception("sweeping abandoned tables failed")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+
+
+def make_attendance(broker_url: str | None) -> Attendance:
+    """Attendance for this configuration: in this process, or in Redis (a Redis broker)."""
+    if broker_url and broker_url != "memory":
+        return RedisAttendance(broker_url)
+    return Attendance()
