@@ -92,7 +92,7 @@ async def _dummy_hash() -> str:
     return _DUMMY_HASH
 
 
-async def register(sessions: async_sessionmaker, current: User, old_token: str | None,
+async def register(sessions: async_sessionmaker[AsyncSession], current: User, old_token: str | None,
                    nickname: str, password: str, address: str | None = None) -> SignedIn:
     """Register ``current`` (a guest) as ``nickname``: same user row, same matches.
 
@@ -130,7 +130,7 @@ async def register(sessions: async_sessionmaker, current: User, old_token: str |
     return SignedIn(user, token)
 
 
-async def login(sessions: async_sessionmaker, old_token: str | None, nickname: str,
+async def login(sessions: async_sessionmaker[AsyncSession], old_token: str | None, nickname: str,
                 password: str, address: str | None = None) -> SignedIn:
     """Log in as ``nickname``: a new session for that player, the old one revoked.
 

@@ -228,7 +228,7 @@ async def rating_history(session: AsyncSession, user_id: int) -> list[RatingHist
 
 
 async def match_ratings_message(
-    sessions: async_sessionmaker, match_id: str
+    sessions: async_sessionmaker[AsyncSession], match_id: str
 ) -> RatingsMessage | None:
     """``{"type": "ratings", "ratings": [{"before", "after"}, ...by seat]}`` for a rated match
     that has been rated (what a page reloaded after the end shows), else None."""
