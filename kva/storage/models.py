@@ -82,6 +82,9 @@ class MatchRow(Base):
     #: table, and the rematches that follow one): see :class:`WatchGrant`.
     private: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False,
                                           server_default=false())
+    #: Domino Coin each player puts into the match (0: not a coin match; migration 0007,
+    #: :mod:`kva.service.coins`).
+    stake: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
     #: The match's kva-fair/1 inputs (migration 0005). Only set on a new row, so that adding
     #: the row adds them in the same transaction; never loaded through here (``raise``).
     fair: Mapped[MatchFair | None] = relationship(lazy="raise", cascade="save-update")

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from kva.rules import FORMAT, Match, PlayerView, player_view, write_record
 from kva.rules.view_json import view_to_json
+from kva.service import coins
 from kva.service.broker import Broker
 from kva.service.errors import PlayError
 from kva.service.events import EventSource
@@ -127,12 +128,18 @@ class Committer:
                 )
                 if not ok:
                     raise PlayError("stale", "the match changed meanwhile")
+                if seat1_user_id is not None:  # coin tables: both stakes into escrow, or refused
+                    await coins.start_match(session, live.id)
                 if finished:  # rated matches: both ratings move in this same transaction
                     changes = await rate_finished_match(session, live.id)
                     if changes:
                         extra = {"ratings": [
                             {"before": round(c.before.rating), "after": round(c.after.rating)}
                             for c in changes]}
+                    paid = await coins.finish_match(session, live.id)  # coin tables: escrow
+                    if paid is not None:
+                        extra = {**(extra or {}), "coins": {"stake": paid.stake,
+                                                            "winner": paid.winner}}
         except BaseException:
             self._store.forget(live.id)
             raise

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from kva.rules import MatchSettings
-from kva.service import bots
+from kva.service import bots, coins
 from kva.service.errors import NotFound, PlayError, RatedOnly, WrongPassword
 from kva.service.events import join_event, public
 from kva.service.passwords import hash_password, verify_password
@@ -101,6 +101,7 @@ class Tables:
         *,
         rated: bool = False,
         opponent_user: tuple[int, str] | None = None,
+        stake: int = 0,
     ) -> tuple[str, str | None]:
         """Create a match; return its id and, for a table, the token of its link.
 
@@ -109,7 +110,9 @@ class Tables:
         ``opponent_user`` (id, nickname) a quick game paired with the creator, seated at once.
         Only open tables and quick games may be ``rated``; whether both players may play rated
         is the caller's check (guests may not). ValueError (:class:`~kva.rules.BadSettings`
-        for the settings) names a bad setting.
+        for the settings) names a bad setting. ``stake``: Domino Coin per player (person
+        against person only; :mod:`kva.service.coins`), moved to the escrow when the match
+        starts: here for a quick game (CoinError, nothing stored, if a player cannot cover it).
         """
         settings = MatchSettings.parse(target, bazaar, rated)
         if opponent.startswith("bot:"):
@@ -124,14 +127,20 @@ class Tables:
             raise ValueError("only open tables and quick games can be rated")
         if password and len(password) > 128:
             raise ValueError("the password is too long")
+        stake = coins.check_stake(stake)
+        if stake and opponent.startswith("bot:"):
+            raise coins.CoinError("bot_stake", "coin tables are person against person")
         protected = opponent == "friend" and bool(password)
         live, row = self.new_match([Seat(creator_id, creator_name), seat1], settings,
                                    private=protected)
         token = secrets.token_urlsafe(18) if opponent in ("friend", "open") else None
         hashed = await hash_password(password, "table") if protected and password else None
+        row.stake = stake
         async with self._sessions() as session, session.begin():
             session.add(row)
             await session.flush()
+            if stake:  # the creator covers it; a quick game starts now: both stakes move
+                await coins.match_created(session, live.id)
             if token is not None:
                 session.add(TableRow(match_id=live.id, token=token, password_hash=hashed,
                                      created_by=creator_id,

@@ -1,0 +1,375 @@
+"""Domino Coin: a virtual in-game coin (not money: it cannot be bought, sold or exchanged, and
+means nothing outside kva), kept on the double-entry ledger of :mod:`kva.storage.ledger`.
+
+Coins are created only by the issuing account: :data:`START_GRANT` once per registered account
+(its wallet is opened, with the grant, the first time anything asks for it) and the daily
+top-up back to :data:`TOPUP_TO` for a wallet below it. A coin match moves both stakes from the
+wallets to its escrow in the transaction that starts it (:func:`start_match`, called by the
+play service where the second player sits or a quick game's match is created) and the whole
+escrow to the winner's wallet in the transaction that finishes it (:func:`finish_match`,
+beside the rating update). Every movement has a unique key, so a retried or repeated
+transaction (a restart, a second process finishing the same match) moves nothing twice; a
+transaction that fails moves nothing at all.
+
+Rows are locked in one order (issuing, then escrow, then wallets by id), with
+``SELECT ... FOR UPDATE`` on PostgreSQL; SQLite's single writer serialises the rest.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any
+
+from sqlalchemy import case, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from kva.storage.ledger import (
+    ESCROW,
+    GRANT,
+    ISSUING,
+    PAYOUT,
+    STAKE,
+    TOPUP,
+    WALLET,
+    CoinAccount,
+    CoinEntry,
+)
+from kva.storage.models import MatchRow, SessionRow, User, utcnow
+
+log = logging.getLogger(__name__)
+
+#: The stakes a table may be played for, per player (0: no stake).
+STAKES: tuple[int, ...] = (10, 50, 100, 500, 1000)
+#: What a new registered account is granted, once.
+START_GRANT = 1000
+#: A wallet below this may claim a top-up back to it, once per UTC day.
+TOPUP_TO = 100
+#: ``users.kind`` of a registered player.
+REGISTERED = "registered"
+
+
+class CoinError(ValueError):
+    """A coin operation refused; nothing moved. ``code``: ``bad_stake``, ``guest``,
+    ``bot_stake``, ``insufficient``, ``topup_claimed``, ``topup_above``."""
+
+    def __init__(self, code: str, message: str, *, user_id: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        #: The player who could not cover a stake (``insufficient``).
+        self.user_id = user_id
+
+
+def check_stake(raw: object) -> int:
+    """The stake ``raw`` (a form value or a number) as an int: 0 (none) or one of
+    :data:`STAKES`; CoinError ``bad_stake`` for anything else."""
+    if raw is None or raw == "":
+        return 0
+    if isinstance(raw, bool):
+        raise CoinError("bad_stake", "choose a stake of 10, 50, 100, 500 or 1,000 coins")
+    if isinstance(raw, int):
+        value = raw
+    else:
+        text = str(raw).strip()
+        if not text.isdigit() or len(text) > 6:
+            raise CoinError("bad_stake", "choose a stake of 10, 50, 100, 500 or 1,000 coins")
+        value = int(text)
+    if value != 0 and value not in STAKES:
+        raise CoinError("bad_stake", "choose a stake of 10, 50, 100, 500 or 1,000 coins")
+    return value
+
+
+# ---------------------------------------------------------------------- accounts
+
+
+async def _issuing(session: AsyncSession, *, lock: bool) -> CoinAccount:
+    stmt = select(CoinAccount).where(CoinAccount.key == ISSUING)
+    found = await session.scalar(stmt.with_for_update() if lock else stmt)
+    if found is None:  # the migration creates it; a database built otherwise gets it here
+        found = CoinAccount(key=ISSUING, kind=ISSUING, balance=0)
+        session.add(found)
+        await session.flush()
+    return found
+
+
+async def wallet_of(session: AsyncSession, user_id: int, *, lock: bool = False
+                    ) -> CoinAccount | None:
+    """The wallet of ``user_id`` as stored (None: not opened yet, or a guest)."""
+    stmt = select(CoinAccount).where(CoinAccount.user_id == user_id)
+    return await session.scalar(stmt.with_for_update() if lock else stmt)
+
+
+async def _move(session: AsyncSession, key: str, amount: int, source: CoinAccount,
+                target: CoinAccount, kind: str, match_id: str | None = None) -> CoinEntry:
+    """Append one entry and move the cached balances in this transaction. The caller holds
+    both accounts' locks; IntegrityError if ``key`` (or the match's kind and source) exists."""
+    if amount <= 0:
+        raise ValueError("an entry moves a positive amount")
+    entry = CoinEntry(key=key, amount=amount, from_account=source.id, to_account=target.id,
+                      kind=kind, match_id=match_id, created_at=utcnow())
+    session.add(entry)
+    await session.flush()
+    for account, delta in ((source, -amount), (target, amount)):
+        await session.execute(update(CoinAccount).where(CoinAccount.id == account.id)
+                              .values(balance=CoinAccount.balance + delta)
+                              .execution_options(synchronize_session=False))
+        account.balance += delta  # the loaded copy follows the stored row
+    return entry
+
+
+async def ensure_wallet(session: AsyncSession, user: User) -> CoinAccount:
+    """The wallet of a registered ``user``, opened now with :data:`START_GRANT` if it was not
+    (once: the wallet and the grant have unique keys). CoinError ``guest`` for a guest."""
+    if user.kind != REGISTERED:
+        raise CoinError("guest", "coin tables are for registered players")
+    found = await wallet_of(session, user.id)
+    if found is not None:
+        return found
+    try:
+        async with session.begin_nested():
+            issuing = await _issuing(session, lock=True)
+            wallet = CoinAccount(key=f"wallet:{user.id}", kind=WALLET, user_id=user.id,
+                                 balance=0)
+            session.add(wallet)
+            await session.flush()
+            await _move(session, f"grant:{user.id}", START_GRANT, issuing, wallet, GRANT)
+    except IntegrityError:  # opened meanwhile by another transaction
+        found = await wallet_of(session, user.id)
+        if found is None:
+            raise
+        return found
+    return wallet
+
+
+async def balance(session: AsyncSession, user: User | None) -> int | None:
+    """The balance of ``user``'s wallet (opened now if needed); None for a guest or nobody.
+    The caller commits (a new wallet and its grant)."""
+    if user is None or user.kind != REGISTERED:
+        return None
+    return (await ensure_wallet(session, user)).balance
+
+
+def utc_day(now: datetime | None = None) -> date:
+    """Today in UTC: the day a top-up is counted in."""
+    return (now or datetime.now(UTC)).astimezone(UTC).date()
+
+
+async def claim_topup(session: AsyncSession, user: User, now: datetime | None = None) -> int:
+    """Top ``user``'s wallet back up to :data:`TOPUP_TO`; the coins added. CoinError
+    ``topup_above`` (balance at or above it) or ``topup_claimed`` (claimed today, UTC)."""
+    day = utc_day(now).isoformat()
+    await ensure_wallet(session, user)
+    issuing = await _issuing(session, lock=True)
+    wallet = await wallet_of(session, user.id, lock=True)
+    assert wallet is not None
+    await session.refresh(wallet)
+    key = f"topup:{user.id}:{day}"
+    if await session.scalar(select(CoinEntry.id).where(CoinEntry.key == key)) is not None:
+        raise CoinError("topup_claimed", "the daily top-up was already claimed today")
+    if wallet.balance >= TOPUP_TO:
+        raise CoinError("topup_above",
+                        f"the daily top-up is for balances below {TOPUP_TO} coins")
+    amount = TOPUP_TO - wallet.balance
+    try:
+        async with session.begin_nested():
+            await _move(session, key, amount, issuing, wallet, TOPUP)
+    except IntegrityError:
+        raise CoinError("topup_claimed", "the daily top-up was already claimed today") from None
+    return amount
+
+
+# ---------------------------------------------------------------------- matches
+
+
+async def check_can_cover(session: AsyncSession, user: User, stake: int) -> None:
+    """CoinError unless ``user`` may play for ``stake`` now (a read: nothing is reserved)."""
+    stake = check_stake(stake)
+    if stake == 0:
+        return
+    wallet = await ensure_wallet(session, user)
+    if wallet.balance < stake:
+        raise CoinError("insufficient", f"this table needs {stake} coins; you have "
+                        f"{wallet.balance}", user_id=user.id)
+
+
+async def match_created(session: AsyncSession, match_id: str) -> None:
+    """A coin match was just added in this transaction: a table waiting for its second
+    player needs a registered creator who can cover the stake now (CoinError otherwise;
+    nothing is reserved until it starts); a match with both seats taken (a quick game)
+    starts now (:func:`start_match`)."""
+    row = await _stake_row(session, match_id)
+    if row is None:
+        return
+    if row.seat1_user_id is not None or row.seat1_bot is not None:
+        await start_match(session, match_id)
+        return
+    creator = await session.get(User, row.seat0_user_id)
+    if creator is None:
+        raise CoinError("guest", "coin tables are for registered players")
+    await check_can_cover(session, creator, row.stake)
+
+
+async def _stake_row(session: AsyncSession, match_id: str) -> MatchRow | None:
+    """The row of a coin match as stored now (None for any other match: one small read)."""
+    if not await stake_of(session, match_id):
+        return None
+    return await session.get(MatchRow, match_id, populate_existing=True)
+
+
+async def start_match(session: AsyncSession, match_id: str) -> int:
+    """Move both stakes of the coin match ``match_id`` into its escrow: call it inside the
+    transaction that starts the match (both seats taken). Returns the stake (0: not a coin
+    match, nothing done; also when the stakes are in already).
+
+    CoinError (``insufficient``, naming the player; ``guest``; ``bot_stake``) when a player
+    cannot cover it: the caller's transaction must roll back, so the match does not start
+    and nothing moves."""
+    row = await _stake_row(session, match_id)
+    if row is None:
+        return 0
+    stake = check_stake(row.stake)
+    if row.seat0_bot or row.seat1_bot or row.seat0_user_id is None \
+            or row.seat1_user_id is None:
+        raise CoinError("bot_stake", "coin tables are person against person")
+    ids = [row.seat0_user_id, row.seat1_user_id]
+    users = {u.id: u for u in await session.scalars(select(User).where(User.id.in_(ids)))}
+    for uid in sorted(ids):
+        await ensure_wallet(session, users[uid])
+    escrow = await session.scalar(select(CoinAccount).where(CoinAccount.match_id == match_id)
+                                  .with_for_update())
+    if escrow is None:
+        escrow = CoinAccount(key=f"escrow:{match_id}", kind=ESCROW, match_id=match_id,
+                             balance=0)
+        session.add(escrow)
+        await session.flush()
+    wallets = {w.user_id: w for w in await session.scalars(
+        select(CoinAccount).where(CoinAccount.user_id.in_(ids)).order_by(CoinAccount.id)
+        .with_for_update().execution_options(populate_existing=True))}
+    for seat, uid in enumerate(ids):
+        if await session.scalar(select(CoinEntry.id).where(
+                CoinEntry.key == f"stake:{match_id}:{seat}")) is not None:
+            continue  # already in (a retried start)
+        wallet = wallets[uid]
+        if wallet.balance < stake:
+            raise CoinError("insufficient",
+                            f"{users[uid].nickname} cannot cover the stake of {stake} coins",
+                            user_id=uid)
+        await _move(session, f"stake:{match_id}:{seat}", stake, wallet, escrow, STAKE, match_id)
+    _set_meta_stake(row, stake)
+    return stake
+
+
+def _set_meta_stake(row: MatchRow, stake: int) -> None:
+    record = row.record
+    if isinstance(record, dict):
+        meta = dict(record.get("meta") or {})
+        if meta.get("stake") != stake:
+            meta["stake"] = stake
+            row.record = {**record, "meta": meta}
+
+
+@dataclass(frozen=True, slots=True)
+class Payout:
+    """The settlement of a coin match: the stake, the seat paid and the coins paid."""
+
+    stake: int
+    winner: int
+    amount: int
+
+
+async def finish_match(session: AsyncSession, match_id: str) -> Payout | None:
+    """Pay the escrow of the finished coin match ``match_id`` to its winner: call it inside
+    the transaction that finishes the match. None when it is not a coin match, not finished,
+    has no winner, or was paid already (the unique key of the payout makes that
+    exactly-once even for two processes finishing the same match)."""
+    row = await _stake_row(session, match_id)
+    if row is None or row.status != "finished" or row.winner not in (0, 1):
+        return None
+    winner_id = row.seat0_user_id if row.winner == 0 else row.seat1_user_id
+    escrow = await session.scalar(select(CoinAccount).where(CoinAccount.match_id == match_id)
+                                  .with_for_update()
+                                  .execution_options(populate_existing=True))
+    _set_meta_stake(row, row.stake)
+    if escrow is None or winner_id is None or escrow.balance <= 0:
+        if escrow is None:
+            log.error("coin match %s finished with no escrow", match_id)
+        return None
+    wallet = await wallet_of(session, winner_id, lock=True)
+    if wallet is None:
+        log.error("coin match %s: the winner %s has no wallet", match_id, winner_id)
+        return None
+    await session.refresh(wallet)
+    amount = escrow.balance
+    await _move(session, f"payout:{match_id}", amount, escrow, wallet, PAYOUT, match_id)
+    await _log_suspicious(session, row, amount)
+    return Payout(row.stake, int(row.winner), amount)
+
+
+async def _log_suspicious(session: AsyncSession, row: MatchRow, amount: int) -> None:
+    """Warn (for operators) about a coin match between accounts whose sessions share a
+    client address: the pattern of one person passing coins to their other account."""
+    ids = [row.seat0_user_id, row.seat1_user_id]
+    addresses: list[set[str]] = []
+    for uid in ids:
+        found = await session.scalars(select(SessionRow.address).distinct().where(
+            SessionRow.user_id == uid, SessionRow.address.is_not(None)))
+        addresses.append({a for a in found if a})
+    shared = sorted(addresses[0] & addresses[1])
+    if shared:
+        log.warning("suspicious coin match %s between user %s and user %s: sessions share "
+                    "address %s; %d coins paid to seat %s (%s)", row.id, ids[0], ids[1],
+                    ", ".join(shared), amount, row.winner, row.end_reason)
+
+
+# ---------------------------------------------------------------------- history
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryLine:
+    """One entry of a wallet's history, as its owner sees it."""
+
+    id: int
+    kind: str
+    delta: int
+    balance: int
+    match_id: str | None
+    created_at: datetime
+
+
+async def history(session: AsyncSession, user_id: int, page: int = 1, per_page: int = 25
+                  ) -> tuple[list[HistoryLine], int]:
+    """One page of ``user_id``'s wallet entries, newest first, each with the balance after
+    it; and how many entries there are."""
+    if page < 1 or per_page < 1:
+        raise ValueError("page and per_page start at 1")
+    wallet = await wallet_of(session, user_id)
+    if wallet is None:
+        return [], 0
+    signed = case((CoinEntry.to_account == wallet.id, CoinEntry.amount),
+                  else_=-CoinEntry.amount)
+    lines = (
+        select(CoinEntry.id, CoinEntry.kind, signed.label("delta"),
+               func.sum(signed).over(order_by=CoinEntry.id).label("running"),
+               CoinEntry.match_id, CoinEntry.created_at)
+        .where((CoinEntry.to_account == wallet.id) | (CoinEntry.from_account == wallet.id))
+        .subquery()
+    )
+    total = await session.scalar(select(func.count()).select_from(lines)) or 0
+    rows = await session.execute(select(lines).order_by(lines.c.id.desc())
+                                 .limit(per_page).offset((page - 1) * per_page))
+    return [HistoryLine(r.id, r.kind, int(r.delta), int(r.running), r.match_id, r.created_at)
+            for r in rows], int(total)
+
+
+async def stake_of(session: AsyncSession, match_id: str) -> int:
+    """The stake of a match (0: none)."""
+    return int(await session.scalar(select(MatchRow.stake).where(MatchRow.id == match_id))
+               or 0)
+
+
+def summary(stake: int) -> dict[str, Any]:
+    """What a page shows of a coin match's stake: per player and the pot."""
+    return {"stake": stake, "pot": 2 * stake}
