@@ -26,7 +26,8 @@ fi
 "$work/venv/bin/python" -m pip wheel --quiet --no-deps --wheel-dir "$work/dist" "$work/src"
 wheel=$(ls "$work"/dist/kva-*.whl)
 "$work/venv/bin/python" -m pip install --quiet "$wheel" 2> >(grep -v "is ignored: it is neither" >&2)
-echo "   installed $(basename "$wheel") without extras into a fresh venv"
+echo "   built and installed $(basename "$wheel") without extras in a fresh venv" \
+     "($(( $(date +%s) - started )) s)"
 
 "$work/venv/bin/python" scripts/check_install.py
 echo "== plain install: OK ($(( $(date +%s) - started )) s)"

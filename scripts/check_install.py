@@ -8,9 +8,10 @@ urllib) and ``websockets`` (which ``uvicorn[standard]`` brings). It
    variables, so the server sets itself up there (SQLite and its secret key in ``./var``);
 2. fetches ``/healthz``, then the home page in each language, chosen by ``/lang/{code}`` (the
    ``kva_lang`` cookie) and by ``Accept-Language``, and checks the page is in that language;
-3. starts a match against a bot with the home form (``POST /matches``, with the session cookie
-   and a matching ``Origin``), opens the match's WebSocket, plays one legal move read from the
-   state's ``view.legal``, and checks the next state carries that move;
+3. starts a match against a bot with the home form (``POST /matches`` with a matching
+   ``Origin``; the guest's session cookie it gets goes with everything after), opens the
+   match's WebSocket, plays one legal move read from the state's ``view.legal``, and checks
+   the next state carries that move;
 4. stops the server with SIGINT and checks it shut down cleanly.
 
 Prints one line per step; exits 0 when all held, 1 (with the server's log) otherwise.
@@ -124,10 +125,10 @@ def receive_state(ws: Any, deadline: float) -> dict[str, Any]:
 
 def play_one_move(base: str) -> None:
     browser = Browser(base, accept_language="en")
-    browser.get("/")  # the first visit makes a guest and its session
-    session = browser.cookie("kva_session")
+    browser.get("/")
     url, html = browser.post_form("/matches", {"opponent": "bot:easy", "target": "75",
                                                "bazaar": "draw", "password": ""})
+    session = browser.cookie("kva_session")  # the guest's session, made by now at the latest
     found = re.fullmatch(r"/m/([A-Za-z0-9_-]+)", urllib.parse.urlsplit(url).path)
     if not found or 'data-testid="board"' not in html:
         raise Failure(f"POST /matches did not lead to a game page (ended at {url})")
