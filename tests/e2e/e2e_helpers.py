@@ -132,6 +132,16 @@ class Game:
         self.page.wait_for_url(re.compile(r"/m/[^/?#]+"), timeout=STEP_MS)
         self.loc("board").wait_for(state="attached")
         self.wait_states(0)
+        # Both seats taken: the deal follows once the page has sent its kva-fair/1 seed.
+        deadline = time.monotonic() + STEP_MS / 1000
+        while self.undealt() and time.monotonic() < deadline:
+            self.page.wait_for_timeout(25)
+
+    def undealt(self) -> bool:
+        """Both seats are taken but the match waits for its client seeds (no tiles yet)."""
+        last = self.states[-1]
+        return (last["status"] == "active" and not last["view"]["over"]
+                and last["view"]["turn"] is None)
 
     @property
     def match_id(self) -> str:

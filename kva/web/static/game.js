@@ -5,6 +5,8 @@ import { t } from "./i18n.js";
 import { drawBoard, tileSVG } from "./tiles.js";
 import { byId as $, h, setText, show } from "./dom.js";
 import { openSocket } from "./socket.js";
+import { newClientSeed } from "./fair.js";
+import { showCommitment, showFailure, verifyAndShow } from "./fairbadge.js";
 import {
   forfeitText, initCommunity, noteState, onCommunityMessage, renderCommunity,
 } from "./community.js";
@@ -18,6 +20,8 @@ let busy = false; // an action is on its way
 let socket = null; // openSocket(): the one connection to the server
 let toastTimer = null;
 let openResult = null; // number of the finished hand whose result is on show
+let seedSentAt = -1; // the state version at which this page last sent its client seed
+let fairChecked = false; // the finished record was fetched and judged
 
 // ------------------------------------------------------------------ helpers
 function you() { return state ? state.you : null; }
@@ -161,6 +165,9 @@ function render() {
   } else if (view.over) {
     turn.textContent = "";
     status.textContent = "";
+  } else if (view.turn === null) { // both seats taken, waiting for the client seeds
+    turn.textContent = "";
+    status.textContent = t("dealing");
   } else {
     turn.textContent = myTurn ? t("your_turn") : t("their_turn", { name: nameOf(view.turn) });
     if (myTurn) {
@@ -338,6 +345,61 @@ function onTile(name) {
   render();
 }
 
+// ------------------------------------------------------------------ fair deals
+// kva-fair/1 (docs/fairness.md): keep the commitment this page saw first and the seed it sent
+// (per match, for this tab), send the seed only after the commitment has arrived, and judge
+// the finished record against both.
+const fairKey = `kva:${matchId}:fair`;
+
+function fairMemory() {
+  try { return JSON.parse(sessionStorage.getItem(fairKey)) || {}; } catch { return {}; }
+}
+
+function onFair(msg) {
+  const fair = msg.fair;
+  const badge = $("fair-badge");
+  if (!fair || !badge) return;
+  const memory = fairMemory();
+  if (!memory.commitment) {
+    memory.commitment = fair.commitment;
+    sessionStorage.setItem(fairKey, JSON.stringify(memory));
+  } else if (memory.commitment !== fair.commitment) {
+    showFailure(badge, t("fair_wrong_commitment"));
+    return;
+  }
+  showCommitment(badge, memory.commitment);
+  const seat = msg.you;
+  const open = msg.status === "waiting" || msg.status === "active";
+  if (seat !== null && open && !msg.view.over && fair.client_seeds[seat] === null
+      && seedSentAt !== msg.version) {
+    if (!memory.seed) {
+      memory.seed = newClientSeed();
+      sessionStorage.setItem(fairKey, JSON.stringify(memory));
+    }
+    if (send({ type: "seed", seed: memory.seed })) seedSentAt = msg.version;
+  }
+  if (msg.view.over && fair.server_seed && !fairChecked) {
+    fairChecked = true;
+    checkRecord(badge, memory, seat);
+  }
+}
+
+async function checkRecord(badge, memory, seat) {
+  let record;
+  try {
+    const resp = await fetch(`/m/${encodeURIComponent(matchId)}/record.json`);
+    if (!resp.ok) throw new Error(String(resp.status));
+    record = await resp.json();
+  } catch {
+    fairChecked = false; // try again with the next state
+    showFailure(badge, t("fair_no_record"));
+    return;
+  }
+  await verifyAndShow(badge, record, {
+    commitment: memory.commitment || null, seed: memory.seed || null, seat,
+  });
+}
+
 // ------------------------------------------------------------------ messages
 function onState(msg) {
   if (state && msg.version < state.version) return;
@@ -348,6 +410,7 @@ function onState(msg) {
   noteState(msg);
   announce(event);
   render();
+  onFair(msg);
 }
 
 function onError(msg) {

@@ -8,6 +8,7 @@ const record = JSON.parse(document.getElementById("kva-record").textContent);
 const root = document.getElementById("replay");
 const seat = root.dataset.seat === "" ? null : Number(root.dataset.seat);
 import { byId as $, h, setText } from "./dom.js";
+import { verifyAndShow } from "./fairbadge.js";
 
 const canon = (name) => {
   const [a, b] = name.split("-").map(Number);
@@ -149,3 +150,6 @@ document.addEventListener("keydown", (e) => {
   if (e.key === "ArrowRight") go(pos + 1);
 });
 render();
+// Fair deals: every deal checked against the record's meta.fair (a match from before fair
+// deals has none, and no badge).
+if (record.meta && record.meta.fair) verifyAndShow($("fair-badge"), record);
