@@ -9,6 +9,11 @@ player connected to one instance and an opponent connected to another both see t
 seat is away once no process has a connection for it; it is away *since* the latest of its
 disconnections. A seat that has never connected is not "away" (it has not left anything);
 the first-move timeout is what covers a player who never shows up.
+
+With a Redis broker, a :class:`~kva.service.presence_store.RedisPresenceStore` also keeps the
+records in Redis: a process reads them when its first socket of a match opens (it heard
+nothing while none of its sockets watched the match), and the players a dead process had
+said were online are away from when it stopped refreshing its liveness.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from kva.service.broker import Broker
 from kva.service.errors import PlayError
 from kva.service.messages import MatchTopicMessage, PresenceMessage, PresenceNote
 from kva.service.play import LiveMatch, PlayService, topic
+from kva.service.presence_store import RedisPresenceStore
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +59,7 @@ class Presence:
         *,
         grace: float = 60.0,
         first_move_timeout: float = 120.0,
+        store: RedisPresenceStore | None = None,
     ) -> None:
         if grace < 0 or first_move_timeout <= 0:
             raise ValueError("the grace period must be >= 0 and the first-move limit > 0")
@@ -60,7 +67,10 @@ class Presence:
         self._play = play
         self.grace = grace
         self.first_move_timeout = first_move_timeout
-        self.origin = secrets.token_hex(6)
+        self._store = store
+        self.origin = store.origin if store is not None else secrets.token_hex(6)
+        if store is not None:
+            store.on_dead = self._origins_died
         self._local: dict[tuple[str, int], int] = defaultdict(int)
         # (match, seat) -> origin -> (online, monotonic-ish wall time of the change)
         self._seen: dict[tuple[str, int], dict[str, tuple[bool, float]]] = defaultdict(dict)
@@ -74,6 +84,8 @@ class Presence:
     async def connected(self, match_id: str, seat: int | None, *, over: bool = False) -> None:
         """A socket of ``match_id`` opened: a player's, or a spectator's (``seat`` None, whose
         presence nobody is told about). ``over``: the match is finished (or cancelled)."""
+        if self._store is not None and self._sockets.get(match_id, 0) == 0:
+            await self._load(match_id)  # what was said while nothing here watched the match
         self._sockets[match_id] += 1
         if over:
             self._over.add(match_id)
@@ -136,6 +148,8 @@ class Presence:
         if not online or was_away:
             message["broadcast"] = self.message(match_id, seat)
         try:
+            if self._store is not None:
+                await self._store.save(match_id, seat, online, now)
             await self._broker.publish(topic(match_id), dict(message))
         except Exception:  # the local view is right; other instances catch up on the next change
             log.exception("publishing presence of match %s failed", match_id)
@@ -157,9 +171,54 @@ class Presence:
         if self._local.get((match_id, seat), 0) > 0:
             return None
         seen = self._seen.get((match_id, seat))
-        if not seen or any(online for online, _at in seen.values()):
+        if not seen:
             return None
-        return max(at for _online, at in seen.values())
+        records = list(seen.items())
+        if self._store is not None:  # a dead process's players are away since it died
+            records = [(origin, self._alive(origin, online, at))
+                       for origin, (online, at) in records]
+        if any(online for _origin, (online, _at) in records):
+            return None
+        return max(at for _origin, (_online, at) in records)
+
+    def _alive(self, origin: str, online: bool, at: float) -> tuple[bool, float]:
+        died = self._store.dead_since(origin) if self._store is not None else None
+        if online and died is not None and origin != self.origin:
+            return False, max(at, died)
+        return online, at
+
+    async def _load(self, match_id: str) -> None:
+        assert self._store is not None
+        try:
+            records = await self._store.load(match_id)
+        except Exception:  # the broker's notes still come; the store only fills a gap
+            log.exception("reading presence of match %s failed", match_id)
+            return
+        for seat, origin, online, at in records:
+            if origin == self.origin:
+                continue
+            known = self._seen[(match_id, seat)].get(origin)
+            if known is None or known[1] <= at:
+                self._seen[(match_id, seat)][origin] = (online, at)
+
+    async def _origins_died(self, origins: set[str]) -> None:
+        """Processes stopped answering: viewers here hear that their players are away."""
+        for (match_id, seat), seen in list(self._seen.items()):
+            if match_id not in self._sockets or not any(
+                    online and origin in origins for origin, (online, _at) in seen.items()):
+                continue
+            if self.away_since(match_id, seat) is None:
+                continue
+            message: MatchTopicMessage = {"broadcast": self.message(match_id, seat)}
+            try:
+                await self._broker.publish(topic(match_id), dict(message))
+            except Exception:
+                log.exception("publishing presence of match %s failed", match_id)
+
+    async def start(self) -> None:
+        """Start sharing presence through the store (a Redis broker)."""
+        if self._store is not None:
+            await self._store.start()
 
     def message(self, match_id: str, seat: int) -> PresenceMessage:
         """The ``presence`` message of ``seat``: online, or away with the seconds left of its
@@ -238,6 +297,8 @@ class Presence:
 
     async def stop(self) -> None:
         """Cancel the armed timeouts (they are re-armed when the match resumes)."""
+        if self._store is not None:
+            await self._store.stop()
         tasks = [task for _v, task in self._clocks.values()]
         self._clocks.clear()
         for task in tasks:

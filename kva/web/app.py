@@ -23,6 +23,7 @@ from kva.service.broker import make_broker
 from kva.service.lobby import Lobby
 from kva.service.play import PlayService
 from kva.service.presence import Presence
+from kva.service.presence_store import make_presence_store
 from kva.service.quickgame import make_quick_game
 from kva.service.ratelimit import AuthRateLimiter
 from kva.service.rematch import RematchService
@@ -66,7 +67,8 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
         app.state.broker = broker
         app.state.service = service
         presence = Presence(broker, service, grace=settings.disconnect_grace,
-                            first_move_timeout=settings.first_move_timeout)
+                            first_move_timeout=settings.first_move_timeout,
+                            store=make_presence_store(settings.broker_url))
         service.commit_hooks.append(presence.after_commit)
         app.state.presence = presence
         app.state.rematch = RematchService(sessions, broker, service)
@@ -74,6 +76,7 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
         service.on_tables_changed(app.state.lobby.changed)
         app.state.quick = make_quick_game(service, broker, settings.broker_url)
         await service.start()
+        await presence.start()  # with Redis: presence records and process liveness shared
         # Open tables whose creator left (no socket on any process for the grace period) go.
         sweeper = TableSweeper(app.state.lobby, service, app.state.lobby.attendance,
                                grace=settings.disconnect_grace)
