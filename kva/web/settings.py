@@ -98,6 +98,9 @@ class Settings:
             port = int(port_raw)
         except ValueError:
             raise ValueError(f"KVA_PORT must be a port number, not {port_raw!r}") from None
+        # Processes sharing a Redis broker share their rate-limit counters there by default.
+        broker_raw = os.environ.get("KVA_BROKER_URL") or ""
+        shared_limits = broker_raw if broker_raw.startswith(("redis://", "rediss://")) else ""
         return cls(
             database_url=database_url,
             broker_url=os.environ.get("KVA_BROKER_URL") or None,
@@ -111,7 +114,8 @@ class Settings:
             disconnect_grace=_float("KVA_DISCONNECT_GRACE", 60.0),
             first_move_timeout=_float("KVA_FIRST_MOVE_TIMEOUT", 120.0),
             allowed_origins=parse_allowed_origins(os.environ.get("KVA_ALLOWED_ORIGINS", "")),
-            rate_limit_storage=os.environ.get("KVA_RATE_LIMIT_STORAGE") or "memory://",
+            rate_limit_storage=(os.environ.get("KVA_RATE_LIMIT_STORAGE") or shared_limits
+                                or "memory://"),
             login_rate_ip=_limit("KVA_LOGIN_RATE_IP", "login_ip"),
             login_rate_nickname=_limit("KVA_LOGIN_RATE_NICKNAME", "login_nickname"),
             register_rate_ip=_limit("KVA_REGISTER_RATE_IP", "register_ip"),
