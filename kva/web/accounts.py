@@ -19,6 +19,7 @@ from kva.service.accounts import AccountError
 from kva.service.ratelimit import AuthRateLimiter, Refusal
 from kva.web.pages import _safe_next
 from kva.web.render import render, translator
+from kva.web.services import services
 
 router = APIRouter()
 
@@ -64,7 +65,7 @@ def _limited(request: Request, name: str, refusal: Refusal, **context: Any) -> R
 
 
 def _limiter(request: Request) -> AuthRateLimiter:
-    return request.app.state.rate_limiter
+    return services(request).rate_limiter
 
 
 def _signed_in(request: Request, token: str, next_path: str) -> Response:
@@ -90,12 +91,14 @@ async def register(request: Request, nickname: str = Form(""), password: str = F
     if refusal is not None:
         return _limited(request, "register.html", refusal, nickname=shown, next=next_path)
     try:
-        signed = await accounts.register(request.app.state.sessions, request.state.user,
+        signed = await accounts.register(services(request).sessions, request.state.user,
                                          request.state.session_token, nickname, password)
     except AccountError as exc:
         return _form(request, "register.html", 400, error=_messages(request)[exc.code],
                      code=exc.code, nickname=shown, next=next_path)
-    request.app.state.service.renamed(signed.user.id, signed.user.nickname)
+    services(request).play.renamed(signed.user.id, signed.user.nickname)
+    # The old session was rotated out: its sockets close on every process.
+    await sessions.publish_revoked(services(request).broker, (request.state.session_token,))
     return _signed_in(request, signed.token, next_path)
 
 
@@ -117,18 +120,21 @@ async def login(request: Request, nickname: str = Form(""), password: str = Form
     if refusal is not None:
         return _limited(request, "login.html", refusal, nickname=shown, next=next_path)
     try:
-        signed = await accounts.login(request.app.state.sessions, request.state.session_token,
+        signed = await accounts.login(services(request).sessions, request.state.session_token,
                                       nickname, password)
     except AccountError as exc:
         await limiter.login_failed(key)
         return _form(request, "login.html", 400, error=_messages(request)[exc.code],
                      code=exc.code, nickname=shown, next=next_path)
+    # The old session was rotated out: its sockets close on every process.
+    await sessions.publish_revoked(services(request).broker, (request.state.session_token,))
     return _signed_in(request, signed.token, next_path)
 
 
 @router.post("/logout")
 async def logout(request: Request) -> Response:
     """Revoke this session (server-side: the cookie is worthless from now on) and go home."""
-    await sessions.revoke(request.app.state.sessions, request.state.session_token)
+    await sessions.revoke(services(request).sessions, request.state.session_token,
+                          services(request).broker)
     request.state.set_session = ""
     return RedirectResponse("/", status_code=303)

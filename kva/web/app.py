@@ -33,7 +33,9 @@ from kva.storage.migrate import upgrade
 from kva.web import accounts, lobby, pages, profiles, ws
 from kva.web.identity import COOKIE, MAX_AGE, SessionCodec
 from kva.web.security import origin_allowed
+from kva.web.services import Services, services
 from kva.web.settings import Settings
+from kva.web.sockets import SocketRegistry
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).with_name("static")
@@ -98,7 +100,7 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
     app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.settings = settings
     app.state.codec = SessionCodec(settings.secret_key)  # reads cookies of the old scheme
-    app.state.rate_limiter = AuthRateLimiter(settings.rate_limit_storage, {
+    rate_limiter = AuthRateLimiter(settings.rate_limit_storage, {
         "login_ip": settings.login_rate_ip,
         "login_nickname": settings.login_rate_nickname,
         "register_ip": settings.register_rate_ip,
@@ -125,7 +127,7 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
             cookie = request.cookies.get(COOKIE)
             codec: SessionCodec = app.state.codec
             legacy = codec.loads(cookie)
-            who = await identify(app.state.sessions, cookie, legacy)
+            who = await identify(services(request).sessions, cookie, legacy)
             request.state.user = who.user
             request.state.session_token = who.token
             new_cookie = who.new_token

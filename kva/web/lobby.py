@@ -20,13 +20,15 @@ from fastapi.responses import RedirectResponse, Response
 from kva.rules import TARGETS, MatchSettings
 from kva.service import NotFound
 from kva.service.accounts import is_registered
-from kva.service.broker import Broker
 from kva.service.lobby import TOPIC, Lobby, LobbyError, view_for
+from kva.service.messages import error
 from kva.service.quickgame import QuickGame, QuickGameError, Search
 from kva.service.sessions import COOKIE, user_for_token
 from kva.storage.models import User
 from kva.web.render import render, translator
-from kva.web.security import origin_allowed
+from kva.web.security import client_ip, origin_allowed
+from kva.web.services import services
+from kva.web.sockets import Channel
 
 router = APIRouter()
 log = logging.getLogger(__name__)
@@ -37,7 +39,7 @@ MAX_FRAME = 1024
 
 
 def _lobby(request: Request) -> Lobby:
-    return request.app.state.lobby
+    return services(request).lobby
 
 
 def _fail(request: Request, status: int, message: str) -> HTTPException:
@@ -138,11 +140,11 @@ async def quick(request: Request) -> Response:
 
 
 async def _ws_user(ws: WebSocket) -> User | None:
-    return await user_for_token(ws.app.state.sessions, ws.cookies.get(COOKIE))
+    return await user_for_token(services(ws).sessions, ws.cookies.get(COOKIE))
 
 
 def _ws_origin_ok(ws: WebSocket) -> bool:
-    return origin_allowed(ws.headers, ws.app.state.settings.allowed_origins)
+    return origin_allowed(ws.headers, services(ws).settings.allowed_origins)
 
 
 def _frame_type(text: str | None) -> str | None:
@@ -157,8 +159,16 @@ def _frame_type(text: str | None) -> str | None:
     return kind if isinstance(kind, str) else None
 
 
-async def _send(ws: WebSocket, message: dict[str, Any]) -> None:
-    await ws.send_text(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
+def _channel(ws: WebSocket) -> Channel:
+    settings = services(ws).settings
+    return Channel(ws, rate=settings.ws_rate, burst=settings.ws_burst, flood=settings.ws_flood)
+
+
+async def _register(channel: Channel, user: User | None) -> bool:
+    """Count the socket against its player's cap (refused and closed when over it)."""
+    return await services(channel.ws).sockets.register(
+        channel, token=channel.ws.cookies.get(COOKIE) if user is not None else None,
+        user_id=user.id if user is not None else None, address=client_ip(channel.ws))
 
 
 @router.websocket("/ws/lobby")
@@ -169,34 +179,38 @@ async def lobby_socket(ws: WebSocket) -> None:
         return
     user = await _ws_user(ws)
     user_id, registered = (user.id, is_registered(user)) if user is not None else (None, False)
-    broker: Broker = ws.app.state.broker
-    lobby: Lobby = ws.app.state.lobby
+    svc = services(ws)
     await ws.accept()
-    sub = await broker.subscribe(TOPIC)
-    lobby.attendance.enter(user_id)  # a creator waiting here keeps their tables open
+    channel = _channel(ws)
+    if not await _register(channel, user):
+        return
+    sub = await svc.broker.subscribe(TOPIC)
+    svc.lobby.attendance.enter(user_id)  # a creator waiting here keeps their tables open
 
     async def relay() -> None:
         async for message in sub:
-            await _send(ws, {"type": "lobby", "tables": view_for(message, user_id, registered)})
+            await channel.send({"type": "lobby",
+                                "tables": view_for(message, user_id, registered)})
 
     relaying = asyncio.create_task(relay())
     try:
-        first = [t.for_viewer(user_id, registered) for t in await lobby.tables()]
-        await _send(ws, {"type": "lobby", "tables": first})
-        while True:
+        first = [t.for_viewer(user_id, registered) for t in await svc.lobby.tables()]
+        await channel.send({"type": "lobby", "tables": first})
+        while not channel.closed:
             message = await ws.receive()
             if message["type"] == "websocket.disconnect":
                 break
-            if _frame_type(message.get("text")) == "ping":
-                await _send(ws, {"type": "pong"})
+            if await channel.admit() and _frame_type(message.get("text")) == "ping":
+                await channel.send({"type": "pong"})
     except WebSocketDisconnect:
         pass
     finally:
+        svc.sockets.unregister(channel)
         relaying.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await relaying
         await sub.close()
-        lobby.attendance.leave(user_id)
+        svc.lobby.attendance.leave(user_id)
 
 
 @router.websocket("/ws/quick")
@@ -207,39 +221,48 @@ async def quick_socket(ws: WebSocket) -> None:
         return
     user = await _ws_user(ws)
     await ws.accept()  # refusals below are told over the socket, so the page can say why
+    channel = _channel(ws)
     if user is None:
-        await _send(ws, {"type": "error", "code": "no_session"})
-        await ws.close(code=4401)
+        await channel.send(error("no_session"))
+        await channel.close(4401)
         return
-    quick: QuickGame = ws.app.state.quick
+    quick = services(ws).quick
     try:
         target, bazaar, rated = quick_settings(ws.query_params)
-        search = await quick.join(user.id, user.nickname, user.rating, target, bazaar, rated,
-                                  is_registered(user))
-    except QuickGameError as exc:
-        await _send(ws, {"type": "error", "code": exc.code})
-        await ws.close(code=4400)
-        return
     except ValueError:
-        await _send(ws, {"type": "error", "code": "bad_settings"})
-        await ws.close(code=4400)
+        await channel.send(error("bad_settings"))
+        await channel.close(4400)
+        return
+    if not await _register(channel, user):
         return
     try:
-        await _follow(ws, quick, search)
-    except WebSocketDisconnect:
-        pass
+        try:
+            search = await quick.join(user.id, user.nickname, user.rating, target, bazaar,
+                                      rated, is_registered(user))
+        except QuickGameError as exc:
+            await channel.send(error(exc.code))
+            await channel.close(4400)
+            return
+        try:
+            await _follow(channel, quick, search)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            quick.leave(search)
     finally:
-        quick.leave(search)
+        services(ws).sockets.unregister(channel)
 
 
-async def _follow(ws: WebSocket, quick: QuickGame, search: Search) -> None:
-    """Report the search every second until it is paired, cancelled or replaced."""
+async def _follow(channel: Channel, quick: QuickGame, search: Search) -> None:
+    """Report the search every second until it is paired, cancelled or replaced (or the
+    socket goes)."""
+    ws = channel.ws
     receiving: asyncio.Task[Any] = asyncio.create_task(ws.receive())
     try:
-        while True:
+        while not channel.closed:
             status = quick.status(search)
-            await _send(ws, {"type": "waiting", "waited": status.waited, "range": status.range,
-                             "offer_bot": status.offer_bot})
+            await channel.send({"type": "waiting", "waited": status.waited,
+                                "range": status.range, "offer_bot": status.offer_bot})
             done, _pending = await asyncio.wait({search.result, receiving},
                                                 timeout=REPORT_EVERY,
                                                 return_when=asyncio.FIRST_COMPLETED)
@@ -249,21 +272,22 @@ async def _follow(ws: WebSocket, quick: QuickGame, search: Search) -> None:
                 exc = search.result.exception()
                 if exc is not None:
                     code = exc.code if isinstance(exc, QuickGameError) else "failed"
-                    await _send(ws, {"type": "error", "code": code})
-                    await ws.close(code=4409 if code == "replaced" else 1011)
+                    await channel.send(error(code))
+                    await channel.close(4409 if code == "replaced" else 1011)
                     return
                 match_id = search.result.result()
-                await _send(ws, {"type": "paired", "match_id": match_id, "url": f"/m/{match_id}"})
-                await ws.close()
+                await channel.send({"type": "paired", "match_id": match_id,
+                                    "url": f"/m/{match_id}"})
+                await channel.close()
                 return
             if receiving in done:
                 message = receiving.result()
                 if message["type"] == "websocket.disconnect":
                     return
-                if _frame_type(message.get("text")) == "cancel":
+                if await channel.admit() and _frame_type(message.get("text")) == "cancel":
                     quick.leave(search)
-                    await _send(ws, {"type": "cancelled"})
-                    await ws.close()
+                    await channel.send({"type": "cancelled"})
+                    await channel.close()
                     return
                 receiving = asyncio.create_task(ws.receive())
     finally:

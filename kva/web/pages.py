@@ -16,13 +16,14 @@ from kva.service.accounts import is_registered
 from kva.service.play import MatchInfo
 from kva.service.bots import LEVELS
 from kva.web.render import render, translator
+from kva.web.services import services
 
 router = APIRouter()
 LANG_MAX_AGE = 60 * 60 * 24 * 365
 
 
 def _service(request: Request) -> PlayService:
-    return request.app.state.service
+    return services(request).play
 
 
 def error_page(request: Request, status: int, detail: Any) -> Response:

@@ -24,6 +24,7 @@ from kva.service import history as history_service
 from kva.service import ratings as ratings_service
 from kva.storage.models import User
 from kva.web.render import render, translator
+from kva.web.services import services
 
 router = APIRouter()
 #: Players per page of the rating table.
@@ -52,7 +53,7 @@ async def _player(request: Request, nickname: str) -> User:
     _ = translator(request)
     user = None
     if 0 < len(nickname) <= MAX_NICKNAME:
-        async with request.app.state.sessions() as session:
+        async with services(request).sessions() as session:
             user = await session.scalar(select(User).where(User.nickname == nickname))
     me = request.state.user
     if user is None or (user.kind == "guest" and (me is None or me.id != user.id)):
@@ -105,7 +106,7 @@ def rating_graph(points: Sequence[float], label: str) -> Markup:
 async def leaderboard(request: Request, page: str | None = None) -> Response:
     """The rating table: registered players who have played a rated match."""
     number = _page(request, page)
-    async with request.app.state.sessions() as session:
+    async with services(request).sessions() as session:
         entries, total = await ratings_service.leaderboard(session, number, LEADERBOARD_PAGE)
     pages = max(1, math.ceil(total / LEADERBOARD_PAGE))
     return render(request, "leaderboard.html", {
@@ -118,7 +119,7 @@ async def profile(request: Request, nickname: str) -> Response:
     """A player's profile: rating, its history as a graph, results, recent matches."""
     _ = translator(request)
     player = await _player(request, nickname)
-    async with request.app.state.sessions() as session:
+    async with services(request).sessions() as session:
         changes = await ratings_service.rating_history(session, player.id)
         tally = await history_service.counts(session, player.id)
         recent, _total = await history_service.history(session, player.id, 1, 10)
@@ -136,7 +137,7 @@ async def matches(request: Request, nickname: str, page: str | None = None) -> R
     """A player's finished matches, newest first, each opening its replay."""
     number = _page(request, page)
     player = await _player(request, nickname)
-    async with request.app.state.sessions() as session:
+    async with services(request).sessions() as session:
         lines, total = await history_service.history(session, player.id, number,
                                                      history_service.PER_PAGE)
     pages = max(1, math.ceil(total / history_service.PER_PAGE))
@@ -159,16 +160,15 @@ async def export(request: Request, nickname: str) -> Response:
         "Cache-Control": "no-store",
     }
     return StreamingResponse(
-        history_service.export_records(request.app.state.sessions, player.id),
+        history_service.export_records(services(request).sessions, player.id),
         media_type="application/json", headers=headers)
 
 
 @router.get("/help")
 async def help_page(request: Request) -> Response:
     """Ratings, rematches and the rules of leaving a match, with this server's limits."""
-    presence = getattr(request.app.state, "presence", None)
-    grace = presence.grace if presence is not None else 60.0
-    timeout = presence.first_move_timeout if presence is not None else 120.0
+    presence = services(request).presence
+    grace, timeout = presence.grace, presence.first_move_timeout
     return render(request, "help.html", {
         "grace": _seconds(grace), "first_move": _seconds(timeout),
         "provisional_rd": int(PROVISIONAL_RD)})

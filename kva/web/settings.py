@@ -28,6 +28,16 @@ def _float(name: str, default: float) -> float:
     return value
 
 
+def _ws_count(name: str, default: int) -> int:
+    """A positive whole number from ``name`` (a WebSocket limit), or ``default``."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    if not raw.strip().isdigit() or int(raw) < 1:
+        raise ValueError(f"{name} must be a whole number of at least 1, not {raw!r}")
+    return int(raw)
+
+
 def _limit(name: str, key: str) -> str:
     """A rate limit from ``name`` (``"5/minute;30/hour"``), checked now, or the default."""
     raw = os.environ.get(name) or RATE_DEFAULTS[key]
@@ -77,6 +87,14 @@ class Settings:
     secure_cookies: bool = False
     disconnect_grace: float = 60.0
     first_move_timeout: float = 120.0
+    #: WebSocket limits (per socket, per client, per match; docs/configuration.md): frames a
+    #: second and the burst allowed, refusals tolerated before a flooding socket is closed,
+    #: and live sockets per player (or address) and per match on one process.
+    ws_rate: float = 10.0
+    ws_burst: int = 20
+    ws_flood: int = 40
+    ws_per_client: int = 16
+    ws_per_match: int = 200
     #: Origins (besides this site itself) whose pages may open WebSockets and post forms.
     allowed_origins: tuple[str, ...] = ()
     #: Where rate-limit counters live: ``memory://`` (one process) or ``redis://...``.
@@ -113,6 +131,11 @@ class Settings:
             secure_cookies=os.environ.get("KVA_SECURE_COOKIES", "") in ("1", "true", "yes"),
             disconnect_grace=_float("KVA_DISCONNECT_GRACE", 60.0),
             first_move_timeout=_float("KVA_FIRST_MOVE_TIMEOUT", 120.0),
+            ws_rate=_float("KVA_WS_RATE", 10.0) or 10.0,
+            ws_burst=_ws_count("KVA_WS_BURST", 20),
+            ws_flood=_ws_count("KVA_WS_FLOOD", 40),
+            ws_per_client=_ws_count("KVA_WS_PER_CLIENT", 16),
+            ws_per_match=_ws_count("KVA_WS_PER_MATCH", 200),
             allowed_origins=parse_allowed_origins(os.environ.get("KVA_ALLOWED_ORIGINS", "")),
             rate_limit_storage=(os.environ.get("KVA_RATE_LIMIT_STORAGE") or shared_limits
                                 or "memory://"),

@@ -11,55 +11,97 @@ import asyncio
 import contextlib
 import json
 import logging
-from typing import Any
+from typing import cast
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from kva.service import NotFound, PlayError, PlayService
-from kva.service.broker import Broker, Subscription
+from kva.service.broker import Subscription
+from kva.service.messages import (
+    MATCH_CLIENT_TYPES,
+    MatchServerMessage,
+    MatchTopicMessage,
+    StateMessage,
+    client_type,
+)
+from kva.service.messages import error as error_message
 from kva.service.play import topic, viewer_key
 from kva.service.presence import CLAIM_TYPE, Presence
 from kva.service.ratings import match_ratings_message
-from kva.service.rematch import REMATCH_TYPES, RematchService
-from kva.service.sessions import COOKIE, user_for_token
-from kva.web.security import origin_allowed
+from kva.service.rematch import REMATCH_TYPES
+from kva.service.sessions import COOKIE, session_is_live, user_for_token
+from kva.web.security import client_ip, origin_allowed
+from kva.web.services import services
+from kva.web.settings import Settings
+from kva.web.sockets import CLOSE_REVOKED, Channel, dumps
 
 router = APIRouter()
 log = logging.getLogger(__name__)
 #: The largest client frame accepted (contract: 4 KiB).
 MAX_FRAME = 4096
-CLIENT_TYPES = ("hello", "action", "resign", "ping", "seed", *REMATCH_TYPES, CLAIM_TYPE)
+#: What a client may send (kva.service.messages); the rematch and claim types are those the
+#: rematch and presence services answer.
+CLIENT_TYPES = MATCH_CLIENT_TYPES
+assert set(CLIENT_TYPES) == {"hello", "action", "resign", "ping", "seed", *REMATCH_TYPES,
+                             CLAIM_TYPE}
 
 
 class Connection:
-    """One viewer's socket: what it is owed and the last version it was sent."""
+    """One viewer's socket: what it is owed, the last version it was sent, and its session.
 
-    def __init__(self, ws: WebSocket, match_id: str, user_id: int | None) -> None:
+    Every send goes through :class:`~kva.web.sockets.Channel`: serialised, and harmless on a
+    socket that is closing. No version of the match is sent twice, except when the client's
+    ``hello`` asks for the one it has (and nothing newer went out since it asked).
+    """
+
+    def __init__(self, ws: WebSocket, match_id: str, user_id: int | None,
+                 token: str | None = None, settings: Settings | None = None) -> None:
         self.ws = ws
         self.match_id = match_id
         self.user_id = user_id
+        self.token = token
         self.seat: int | None = None
         self.sent_version = 0
-        self._send_lock = asyncio.Lock()
+        #: States sent so far (a ``hello`` notes it, to see whether the relay answered it).
+        self.states_sent = 0
+        if settings is None:
+            self.channel = Channel(ws)
+        else:
+            self.channel = Channel(ws, rate=settings.ws_rate, burst=settings.ws_burst,
+                                   flood=settings.ws_flood)
 
-    async def send(self, message: dict[str, Any]) -> None:
-        async with self._send_lock:
-            await self.ws.send_text(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
+    async def send(self, message: MatchServerMessage) -> bool:
+        return await self.channel.send(message)
 
-    async def send_state(self, state: dict[str, Any]) -> None:
-        """Send a state unless the client already has that version or a later one."""
-        async with self._send_lock:
-            if state["version"] <= self.sent_version:
-                return
+    async def _send_state_locked(self, state: StateMessage) -> None:
+        if await self.channel.send_locked(dumps(state)):
             self.sent_version = state["version"]
-            await self.ws.send_text(json.dumps(state, ensure_ascii=False, separators=(",", ":")))
+            self.states_sent += 1
+
+    async def send_state(self, state: StateMessage) -> None:
+        """Send a state unless the client already has that version or a later one."""
+        async with self.channel.lock:
+            if state["version"] > self.sent_version:
+                await self._send_state_locked(state)
+
+    async def resync(self, state: StateMessage, asked_at: int) -> None:
+        """Answer a ``hello`` (that arrived when :attr:`states_sent` was ``asked_at``) with
+        ``state``: even at a version the client has (it asked), but never one older than what
+        went out, nor the same version again once the relay has sent it since the hello."""
+        async with self.channel.lock:
+            if state["version"] < self.sent_version or (
+                state["version"] == self.sent_version and self.states_sent != asked_at
+            ):
+                return
+            await self._send_state_locked(state)
 
     async def error(self, code: str, message: str) -> None:
-        await self.send({"type": "error", "code": code, "message": message})
+        await self.send(error_message(code, message))
 
 
 async def _relay(conn: Connection, sub: Subscription, presence: Presence) -> None:
-    async for message in sub:
+    async for raw in sub:
+        message = cast(MatchTopicMessage, raw)
         if "presence" in message:  # another process's players coming and going
             presence.note(conn.match_id, message["presence"])
         broadcast = message.get("broadcast")
@@ -67,37 +109,46 @@ async def _relay(conn: Connection, sub: Subscription, presence: Presence) -> Non
             broadcast.get("type") == "presence" and broadcast.get("seat") == conn.seat
         ):  # (but nobody is told about their own comings and goings)
             await conn.send(broadcast)
-        state = message.get("states", {}).get(viewer_key(conn.seat))
+        states = message.get("states")
+        state = states.get(viewer_key(conn.seat)) if isinstance(states, dict) else None
         if state is not None:
+            if state["status"] in ("finished", "cancelled"):
+                presence.match_over(conn.match_id)
             await conn.send_state(state)
 
 
 async def _resync(conn: Connection, service: PlayService) -> None:
-    """Answer ``hello`` with the current state, even at a version the client has (it asked);
-    never with one older than what the relay already sent."""
-    state = await service.state_for(conn.match_id, conn.user_id)
+    """Answer ``hello`` with the current state (see :meth:`Connection.resync`)."""
+    asked_at = conn.states_sent
+    state = cast(StateMessage, await service.state_for(conn.match_id, conn.user_id))
     conn.seat = state["you"]
-    async with conn._send_lock:
-        if state["version"] < conn.sent_version:
-            return
-        conn.sent_version = state["version"]
-        await conn.ws.send_text(json.dumps(state, ensure_ascii=False, separators=(",", ":")))
+    await conn.resync(state, asked_at)
 
 
 async def _community_status(conn: Connection) -> None:
     """After a hello: who is away (with the time left to their grace period), where the
     rematch stands once the match is over, and the rating change of a rated match."""
-    presence: Presence = conn.ws.app.state.presence
-    for message in presence.messages(conn.match_id):
+    svc = services(conn.ws)
+    for message in svc.presence.messages(conn.match_id):
         if message["seat"] != conn.seat:
             await conn.send(message)
-    rematch: RematchService = conn.ws.app.state.rematch
-    status = await rematch.status(conn.match_id)
+    status = await svc.rematch.status(conn.match_id)
     if status["state"] != "none":
         await conn.send(status)
-    rated = await match_ratings_message(conn.ws.app.state.sessions, conn.match_id)
+    rated = await match_ratings_message(svc.sessions, conn.match_id)
     if rated is not None:  # a page opened after a rated match ended still shows the change
         await conn.send(rated)
+
+
+async def _session_ended(conn: Connection) -> bool:
+    """Whether the socket's session was revoked (logout, a new login) since it opened: then
+    the socket is told so and closed (4401), and the frame is not acted on. A revocation on
+    any process also closes it at once (:class:`~kva.web.sockets.SocketRegistry`); this check
+    covers the frames that arrive before that news."""
+    if conn.token is None or await session_is_live(services(conn.ws).sessions, conn.token):
+        return False
+    await conn.channel.refuse("revoked", "your session has ended; log in again", CLOSE_REVOKED)
+    return True
 
 
 async def _handle(conn: Connection, service: PlayService, text: str) -> None:
@@ -109,12 +160,14 @@ async def _handle(conn: Connection, service: PlayService, text: str) -> None:
     except (ValueError, RecursionError):  # RecursionError: brackets nested ~1000 deep
         await conn.error("bad_json", "the message is not valid JSON")
         return
-    kind = msg.get("type") if isinstance(msg, dict) else None
-    if kind not in CLIENT_TYPES:
+    kind = client_type(msg)
+    if kind not in MATCH_CLIENT_TYPES:
         await conn.error("unknown_type", "unknown message type")
         return
     if kind == "ping":
         await conn.send({"type": "pong"})
+        return
+    if await _session_ended(conn):
         return
     if kind == "hello":
         await _resync(conn, service)
@@ -122,11 +175,9 @@ async def _handle(conn: Connection, service: PlayService, text: str) -> None:
         return
     try:
         if kind in REMATCH_TYPES:
-            rematch: RematchService = conn.ws.app.state.rematch
-            await rematch.handle(kind, conn.match_id, conn.user_id)
+            await services(conn.ws).rematch.handle(kind, conn.match_id, conn.user_id)
         elif kind == CLAIM_TYPE:
-            presence: Presence = conn.ws.app.state.presence
-            await presence.claim(conn.match_id, conn.user_id)
+            await services(conn.ws).presence.claim(conn.match_id, conn.user_id)
         elif kind == "action":
             await service.act(conn.match_id, conn.user_id, msg.get("version"), msg.get("action"))
         elif kind == "seed":  # kva-fair/1: the player's client seed (docs/fairness.md)
@@ -143,9 +194,10 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
     if not origin_allowed(ws.headers, ws.app.state.settings.allowed_origins):
         await ws.close(code=1008)  # before accept: the handshake is refused (HTTP 403)
         return
-    service: PlayService = ws.app.state.service
-    broker: Broker = ws.app.state.broker
-    user = await user_for_token(ws.app.state.sessions, ws.cookies.get(COOKIE))
+    svc = services(ws)
+    service = svc.play
+    token = ws.cookies.get(COOKIE)
+    user = await user_for_token(svc.sessions, token)
     user_id = user.id if user is not None else None
     try:
         info = await service.info(match_id, user_id) if len(match_id) <= 24 else None
@@ -158,19 +210,25 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
         await ws.close(code=4403)
         return
     await ws.accept()
-    conn = Connection(ws, match_id, user_id)
+    conn = Connection(ws, match_id, user_id, token if user is not None else None, svc.settings)
     conn.seat = info.seat
-    sub = await broker.subscribe(topic(match_id))
-    presence: Presence = ws.app.state.presence
+    if not await svc.sockets.register(conn.channel, token=conn.token, user_id=user_id,
+                                      address=client_ip(ws), match_id=match_id):
+        return  # too many sockets: refused with an error and 4429
+    sub = await svc.broker.subscribe(topic(match_id))
+    presence = svc.presence
     relay = asyncio.create_task(_relay(conn, sub, presence))
     present_as = conn.seat  # the seat this socket counts as connected for
-    await presence.connected(match_id, present_as)
-    ws.app.state.lobby.attendance.enter(user_id)  # the creator of an open table is still here
+    await presence.connected(match_id, present_as,
+                             over=info.status in ("finished", "cancelled"))
+    svc.lobby.attendance.enter(user_id)  # the creator of an open table is still here
     try:
-        while True:
+        while not conn.channel.closed:
             message = await ws.receive()
             if message["type"] == "websocket.disconnect":
                 break
+            if not await conn.channel.admit():  # over the rate limit: refused (or closed)
+                continue
             text = message.get("text")
             if text is None:
                 data = message.get("bytes") or b""
@@ -186,12 +244,12 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
     except WebSocketDisconnect:
         pass
     except NotFound:
-        with contextlib.suppress(Exception):
-            await ws.close(code=4404)
+        await conn.channel.close(4404)
     finally:
+        svc.sockets.unregister(conn.channel)
         relay.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await relay
         await sub.close()
-        ws.app.state.lobby.attendance.leave(user_id)
+        svc.lobby.attendance.leave(user_id)
         await presence.disconnected(match_id, present_as)

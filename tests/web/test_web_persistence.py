@@ -16,6 +16,8 @@ import httpx
 import pytest
 from webhelp import SECRET, ServerThread, Visitor, free_port, play_out
 
+from kva.web.services import services
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -36,7 +38,8 @@ class ServeProcess:
     def start(self, bot_delay: float = 0.0) -> None:
         env = {**os.environ, "KVA_DATABASE_URL": self.database_url, "KVA_SECRET_KEY": SECRET,
                "KVA_FORCED_DELAY": "0", "KVA_BOT_DELAY": str(bot_delay), "KVA_SEED_WAIT": "0",
-               "KVA_DATA_DIR": str(self.tmp / "var"), "KVA_BROKER_URL": ""}
+               "KVA_DATA_DIR": str(self.tmp / "var"), "KVA_BROKER_URL": "",
+               "KVA_WS_RATE": "1000000", "KVA_WS_BURST": "1000000"}  # tests play at full speed
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "kva", "serve", "--port", str(self.port)],
@@ -140,10 +143,11 @@ async def test_matches_beyond_the_memory_cache_reload_from_the_database(
     make_server: Callable[..., ServerThread],
 ) -> None:
     server = make_server()
-    server.app.state.service.cache_size = 2
+    play = services(server.app).play
+    play.cache_size = 2
     async with Visitor(server.base_url) as me:
         ids = [await me.new_match("friend") for _ in range(4)]
-        live = server.app.state.service._live
+        live = play._live
         assert len(live) <= 2  # the oldest were dropped from memory...
         for match_id in ids:  # ...and each is still there, from the database
             sock = await me.connect(match_id)

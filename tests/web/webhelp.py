@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import re
 import socket
@@ -38,6 +39,10 @@ class ServerThread:
         self.settings = Settings(database_url=database_url, broker_url=broker_url,
                                  secret_key=SECRET, port=self.port, forced_delay=0.0,
                                  bot_delay=0.0, seed_wait=0.0)
+        # Tests play whole matches as fast as the server answers: no per-socket rate limit
+        # unless a test sets one (tests/community/test_ws_hardening.py does).
+        self.settings = dataclasses.replace(self.settings, ws_rate=1e6, ws_burst=10**6,
+                                            ws_flood=10**6)
         self.executor = ThreadPoolExecutor(max_workers=2)
         self.app = create_app(self.settings, bot_executor=self.executor)
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",

@@ -1,0 +1,238 @@
+"""What every WebSocket of the platform shares (match, lobby, quick game): a send path that
+never raises on a closing socket, a message rate limit per socket, caps on sockets per client
+and per match, and closing the sockets of a revoked session.
+
+* :class:`Channel` wraps one accepted socket: sends are serialised and a send on a socket that
+  is closing (Starlette's ``WebSocketDisconnect``, its ``RuntimeError`` after a close, or an
+  ``OSError`` of the transport) marks the channel closed instead of raising.
+* :class:`TokenBucket` is the per-socket rate limit (``ws_rate`` messages a second, bursts of
+  ``ws_burst``); refused frames are answered ``rate_limited``, and a socket that goes on
+  flooding (more than ``ws_flood`` refusals, forgiven at one a second) is closed with 4429.
+* :class:`SocketRegistry` counts this process's sockets per client (the user, else the client
+  address) and per match, refuses the ones over ``ws_per_client`` / ``ws_per_match`` (an
+  ``error`` ``too_many_sockets`` / ``match_full``, then close 4429), and listens once to the
+  broker's :data:`kva.service.sessions.REVOKED_TOPIC`: a revoked session's sockets, on every
+  process, get ``error`` ``revoked`` and close 4401.
+
+The caps are per process (every instance behind a load balancer applies them on its own).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from kva.service.broker import Broker, Subscription
+from kva.service.messages import ServerMessage, error
+from kva.service.sessions import REVOKED_TOPIC, token_hash
+
+log = logging.getLogger(__name__)
+
+#: Close codes (4000-4999 are the application's).
+CLOSE_REVOKED = 4401
+CLOSE_TOO_MANY = 4429
+#: What a send on a closing socket may raise (Starlette 1.x: WebSocketDisconnect for a gone
+#: transport, RuntimeError/WebSocketDisconnected after a close was sent; OSError from below).
+SEND_ERRORS: tuple[type[BaseException], ...] = (WebSocketDisconnect, RuntimeError, OSError)
+
+
+def dumps(message: ServerMessage | dict[str, Any]) -> str:
+    """The compact JSON text of a message."""
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+
+
+class TokenBucket:
+    """``rate`` tokens a second, at most ``burst`` saved up; :meth:`take` spends one."""
+
+    def __init__(self, rate: float, burst: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if rate <= 0 or burst < 1:
+            raise ValueError("a token bucket needs rate > 0 and burst >= 1")
+        self.rate = rate
+        self.burst = float(burst)
+        self._clock = clock
+        self._tokens = float(burst)
+        self._at = clock()
+
+    def take(self) -> bool:
+        now = self._clock()
+        self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
+        self._at = now
+        if self._tokens >= 1.0:
+            self._tokens -= 1.0
+            return True
+        return False
+
+
+class Channel:
+    """One accepted WebSocket: serialised sends that never raise, a rate limit, and a close
+    that any task may call."""
+
+    def __init__(self, ws: WebSocket, *, rate: float = 10.0, burst: int = 20,
+                 flood: int = 40, clock: Callable[[], float] = time.monotonic) -> None:
+        self.ws = ws
+        self.lock = asyncio.Lock()
+        self.closed = False
+        self.close_code: int | None = None
+        self._bucket = TokenBucket(rate, burst, clock)
+        self._strikes = TokenBucket(1.0, max(1, flood), clock)
+
+    async def send(self, message: ServerMessage | dict[str, Any]) -> bool:
+        """Send ``message``; False (and the channel marked closed) if the socket is going."""
+        async with self.lock:
+            return await self.send_locked(dumps(message))
+
+    async def send_locked(self, text: str) -> bool:
+        """Send ``text``; the caller holds :attr:`lock`."""
+        if self.closed:
+            return False
+        try:
+            await self.ws.send_text(text)
+        except SEND_ERRORS:
+            self.closed = True
+            return False
+        return True
+
+    async def close(self, code: int = 1000, reason: str = "") -> None:
+        """Close the socket (once; errors of a socket already going are ignored)."""
+        async with self.lock:
+            if self.closed:
+                return
+            self.closed = True
+            self.close_code = code
+            with contextlib.suppress(*SEND_ERRORS):
+                await self.ws.close(code=code, reason=reason)
+
+    async def refuse(self, code: str, message: str, close_code: int) -> None:
+        """An ``error`` frame, then close with ``close_code``."""
+        await self.send(error(code, message))
+        await self.close(close_code, code)
+
+    async def admit(self) -> bool:
+        """Whether the client's next frame may be handled. A frame over the rate limit is
+        answered ``rate_limited``; a socket that keeps flooding is closed (4429)."""
+        if self._bucket.take():
+            return True
+        if not self._strikes.take():
+            await self.refuse("rate_limited", "too many messages: closing", CLOSE_TOO_MANY)
+            return False
+        await self.send(error("rate_limited", "too many messages; slow down"))
+        return False
+
+
+class _Entry:
+    __slots__ = ("channel", "client", "match_id", "token_hash", "user_id")
+
+    def __init__(self, channel: Channel, client: str, match_id: str | None,
+                 token_hash: str | None, user_id: int | None) -> None:
+        self.channel = channel
+        self.client = client
+        self.match_id = match_id
+        self.token_hash = token_hash
+        self.user_id = user_id
+
+
+class SocketRegistry:
+    """This process's open sockets: per-client and per-match caps, and revocations."""
+
+    def __init__(self, *, per_client: int = 16, per_match: int = 200) -> None:
+        if per_client < 1 or per_match < 1:
+            raise ValueError("socket caps must be at least 1")
+        self.per_client = per_client
+        self.per_match = per_match
+        self._entries: dict[Channel, _Entry] = {}
+        self._per_client: dict[str, int] = defaultdict(int)
+        self._per_match: dict[str, int] = defaultdict(int)
+        self._sub: Subscription | None = None
+        self._listener: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------------ counting
+    async def register(self, channel: Channel, *, token: str | None, user_id: int | None,
+                       address: str, match_id: str | None = None) -> bool:
+        """Count an accepted socket; False (and the socket refused and closed) when its
+        client or its match has too many already."""
+        client = f"u:{user_id}" if user_id is not None else f"ip:{address}"
+        if self._per_client[client] >= self.per_client:
+            await channel.refuse("too_many_sockets",
+                                 f"at most {self.per_client} live connections per player",
+                                 CLOSE_TOO_MANY)
+            self._tidy(client, match_id)
+            return False
+        if match_id is not None and self._per_match[match_id] >= self.per_match:
+            await channel.refuse("match_full",
+                                 f"at most {self.per_match} live connections per match",
+                                 CLOSE_TOO_MANY)
+            self._tidy(client, match_id)
+            return False
+        self._per_client[client] += 1
+        if match_id is not None:
+            self._per_match[match_id] += 1
+        hashed = token_hash(token) if token else None
+        self._entries[channel] = _Entry(channel, client, match_id, hashed, user_id)
+        return True
+
+    def unregister(self, channel: Channel) -> None:
+        """Forget a closed socket (harmless if it was never counted)."""
+        entry = self._entries.pop(channel, None)
+        if entry is None:
+            return
+        self._per_client[entry.client] -= 1
+        if entry.match_id is not None:
+            self._per_match[entry.match_id] -= 1
+        self._tidy(entry.client, entry.match_id)
+
+    def _tidy(self, client: str, match_id: str | None) -> None:
+        if self._per_client.get(client, 1) <= 0:
+            del self._per_client[client]
+        if match_id is not None and self._per_match.get(match_id, 1) <= 0:
+            del self._per_match[match_id]
+
+    def counts(self) -> tuple[int, int, int]:
+        """Open sockets, clients and matches with sockets (for tests and monitoring)."""
+        return len(self._entries), len(self._per_client), len(self._per_match)
+
+    # ------------------------------------------------------------------ revocation
+    async def revoked(self, note: Any) -> int:
+        """Close the sockets of the sessions in a revocation note; how many."""
+        if not isinstance(note, dict):
+            return 0
+        hashes = note.get("token_hashes")
+        wanted = {h for h in hashes if isinstance(h, str)} if isinstance(hashes, list) else set()
+        user_id = note.get("user_id")
+        victims = [e.channel for e in self._entries.values()
+                   if (e.token_hash is not None and e.token_hash in wanted)
+                   or (isinstance(user_id, int) and e.user_id == user_id)]
+        for channel in victims:
+            await channel.refuse("revoked", "your session has ended; log in again",
+                                 CLOSE_REVOKED)
+        return len(victims)
+
+    async def start(self, broker: Broker) -> None:
+        """Subscribe to revocations (once per process)."""
+        self._sub = await broker.subscribe(REVOKED_TOPIC)
+        self._listener = asyncio.create_task(self._listen(self._sub), name="kva-revocations")
+
+    async def _listen(self, sub: Subscription) -> None:
+        async for note in sub:
+            try:
+                await self.revoked(note)
+            except Exception:  # one bad note must not stop the listener
+                log.exception("closing the sockets of a revoked session failed")
+
+    async def stop(self) -> None:
+        if self._listener is not None:
+            self._listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._listener
+            self._listener = None
+        if self._sub is not None:
+            await self._sub.close()
+            self._sub = None
