@@ -34,7 +34,9 @@ from kva.web import accounts, lobby, pages, profiles, ws
 from kva.web.identity import COOKIE, MAX_AGE, SessionCodec
 from kva.web.security import origin_allowed
 from kva.web.services import Services, services
+from kva.web.services import Services, services
 from kva.web.settings import Settings
+from kva.web.sockets import SocketRegistry
 from kva.web.sockets import SocketRegistry
 
 log = logging.getLogger(__name__)
@@ -65,31 +67,34 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
         service = PlayService(sessions, broker, forced_delay=settings.forced_delay,
                               bot_delay=settings.bot_delay, bot_executor=executor,
                               seed_wait=settings.seed_wait)
-        app.state.sessions = sessions
-        app.state.broker = broker
-        app.state.service = service
         presence = Presence(broker, service, grace=settings.disconnect_grace,
                             first_move_timeout=settings.first_move_timeout,
                             store=make_presence_store(settings.broker_url))
         service.commit_hooks.append(presence.after_commit)
-        app.state.presence = presence
-        app.state.rematch = RematchService(sessions, broker, service)
-        app.state.lobby = Lobby(sessions, broker, service, make_attendance(settings.broker_url))
-        service.on_tables_changed(app.state.lobby.changed)
-        app.state.quick = make_quick_game(service, broker, settings.broker_url)
+        lobby_service = Lobby(sessions, broker, service, make_attendance(settings.broker_url))
+        service.on_tables_changed(lobby_service.changed)
+        quick = make_quick_game(service, broker, settings.broker_url)
+        sockets = SocketRegistry(per_client=settings.ws_per_client,
+                                 per_match=settings.ws_per_match)
+        app.state.services = Services(
+            settings=settings, sessions=sessions, broker=broker, play=service,
+            presence=presence, rematch=RematchService(sessions, broker, service),
+            lobby=lobby_service, quick=quick, rate_limiter=rate_limiter, sockets=sockets)
+        await sockets.start(broker)  # revoked sessions' sockets close, whichever process
         await service.start()
         await presence.start()  # with Redis: presence records and process liveness shared
         # Open tables whose creator left (no socket on any process for the grace period) go.
-        sweeper = TableSweeper(app.state.lobby, service, app.state.lobby.attendance,
+        sweeper = TableSweeper(lobby_service, service, lobby_service.attendance,
                                grace=settings.disconnect_grace)
-        await app.state.lobby.attendance.start()
+        await lobby_service.attendance.start()
         await sweeper.start()
         try:
             yield
         finally:
             await sweeper.stop()
-            await app.state.lobby.attendance.stop()
-            await app.state.quick.stop()
+            await lobby_service.attendance.stop()
+            await sockets.stop()
+            await quick.stop()
             await presence.stop()
             await service.stop()
             await broker.stop()
