@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
+import websockets
 from multiproc_help import ROUTE_HEADER, UPSTREAM_HEADER, Nginx, RoutedSocket, ServeProcess
 
 QUICK = {"target": "175", "bazaar": "draw"}
@@ -38,10 +40,17 @@ async def test_a_quick_game_between_players_on_two_processes_behind_nginx(
         assert seen == {f"127.0.0.1:{p}" for p in ports.values()}
 
         def headers(name: str) -> dict[str, str]:
-            return {ROUTE_HEADER: name,
+            # A browser's Origin: the public site, which each process only recognises as its
+            # own through nginx's X-Forwarded-Proto/Host (KVA_TRUSTED_PROXIES=127.0.0.1).
+            return {ROUTE_HEADER: name, "Origin": nginx.base_url,
                     "Cookie": f"kva_session={clients[name].cookies['kva_session']}"}
 
         query = "&".join(f"{k}={v}" for k, v in QUICK.items()) + "&rated=0"
+        # Another site's page is refused at the handshake, through nginx as directly.
+        with pytest.raises(websockets.InvalidStatus) as refused:
+            await RoutedSocket(f"{ws_base}/ws/quick?{query}",
+                               {**headers("a"), "Origin": "https://evil.example"}).open()
+        assert refused.value.response.status_code == 403
         quick = {name: RoutedSocket(f"{ws_base}/ws/quick?{query}", headers(name))
                  for name in "ab"}
         await quick["a"].open()
