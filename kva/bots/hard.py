@@ -58,6 +58,7 @@ class HardBot:
         exact_tiles: int = 12,
         threat: float = 0.0,
         lookahead: int = 4,
+        block: float = 0.0,
     ) -> None:
         #: Playouts per decision, shared among the legal moves.
         self.playouts = playouts
@@ -81,6 +82,8 @@ class HardBot:
         #: and for how many real choices of each playout it is looked at.
         self.threat = threat
         self.lookahead = lookahead
+        #: Playout policy: bonus for a placement that leaves the opponent nothing to play.
+        self.block = block
 
     def choose(self, view: PlayerView, rng: random.Random) -> int:
         legal = view.legal
@@ -177,14 +180,16 @@ class HardBot:
         noise = self.noise
         threat = self.threat
         lookahead = self.lookahead
+        block = self.block
+        smart = threat > 0.0 or block > 0.0
         for opp_hand, rest in guesses:
             state = knowledge.state(view, opp_hand, rest)
             seed = rng.getrandbits(32)
             for i, code in enumerate(legal):
                 after = state.copy()
                 after.apply_unchecked(code)
-                if threat > 0.0:
-                    smart_playout(after, random.Random(seed), noise, threat, lookahead)
+                if smart:
+                    smart_playout(after, random.Random(seed), noise, threat, lookahead, block)
                 else:
                     playout(after, random.Random(seed), noise)
                 sums[i] += value(after)

@@ -225,8 +225,13 @@ def run_tournament(
     jobs: int = 1,
     pass_only: bool = False,
     clock: str = "wall",
+    progress: bool = False,
 ) -> Summary:
-    """Play ``matches`` matches (``matches // 2`` duplicate deals) and summarize them."""
+    """Play ``matches`` matches (``matches // 2`` duplicate deals) and summarize them.
+
+    ``progress`` prints a running tally to stderr after each deal (deals finish in order), so
+    a long run that has to be stopped still tells what its first deals gave.
+    """
     build_bot(a)
     build_bot(b)  # fail fast on a bad name, before any worker starts
     jobs_list: list[Job] = [
@@ -237,10 +242,26 @@ def run_tournament(
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
             for pair in pool.imap(_play_pair, jobs_list, chunksize=1):
                 games.extend(pair)
+                if progress:
+                    _tally(games, len(jobs_list))
     else:
         for job in jobs_list:
             games.extend(_play_pair(job))
+            if progress:
+                _tally(games, len(jobs_list))
     return summarize((a, b), games)
+
+
+def _tally(games: list[GameResult], deals: int) -> None:
+    wins = sum(1 for g in games if g.a_won)
+    lo, hi = wilson(wins, len(games))
+    d, dlo, dhi = mean_interval([float(a - b) for g in games for a, b in g.hands])
+    print(
+        f"deal {len(games) // 2}/{deals}: A won {wins} of {len(games)} "
+        f"({100 * wins / len(games):.1f}% [{100 * lo:.1f}-{100 * hi:.1f}]), "
+        f"points/hand A-B {d:+.1f} [{dlo:+.1f} to {dhi:+.1f}]",
+        file=sys.stderr, flush=True,
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -256,7 +277,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     summary = run_tournament(
         args.a, args.b, args.matches, args.target, args.seed, args.jobs, args.pass_only,
-        args.clock,
+        args.clock, args.progress,
     )
     if args.clock == "cpu":
         print("decision times below are CPU time of one core")
@@ -279,5 +300,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--clock", choices=("wall", "cpu"), default="wall",
         help="time decisions by wall clock (default) or by CPU time of one core",
+    )
+    parser.add_argument(
+        "--progress", action="store_true",
+        help="print a running tally to stderr after each deal",
     )
     parser.set_defaults(func=run)

@@ -9,12 +9,17 @@ from botshelp import positions, reshuffled
 
 from kva.bots import BOTS, Bot, make_bot
 from kva.bots.hard import HardBot
+from kva.bots.hard_v1 import HardV1Bot
 from kva.rules import player_view
 
 
 def blind_bots() -> list[Bot]:
     bots: list[Bot] = [make_bot(name) for name in BOTS if name != "hard"]
     bots.append(HardBot(playouts=24, candidates=2))
+    # Every code path of hard: reply-aware playouts and exact endgames (pass-only positions
+    # and emptied bazaars), with small budgets to keep the suite fast.
+    bots.append(HardBot(playouts=24, threat=0.7, block=5.0, exact_nodes=3000, exact_guesses=8))
+    bots.append(HardV1Bot(playouts=24))
     return bots
 
 
