@@ -14,6 +14,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "kva.commands.bench",
     "kva.commands.serve",
     "kva.commands.tournament",
+    "kva.commands.coins",
 )
 
 

@@ -14,7 +14,7 @@ import random
 import time
 from collections.abc import Callable
 
-from kva.commands import bench_fair, bench_server
+from kva.commands import bench_auth, bench_coins, bench_fair, bench_server
 from kva.rules.hand import HandState
 from kva.rules.match import shuffled_deal
 from kva.rules.tiles import mask_of
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``kva bench engine``, ``kva bench fair`` and ``kva bench server``."""
+    """Register ``kva bench engine``, ``fair``, ``server`` and ``coins``."""
     parser = subparsers.add_parser("bench", help="benchmarks")
     which = parser.add_subparsers(dest="bench", metavar="WHAT")
     which.required = True
@@ -106,3 +106,5 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     engine.set_defaults(func=run)
     bench_fair.add_parser(which)
     bench_server.add_parser(which)
+    bench_auth.add_parser(which)
+    bench_coins.add_parser(which)

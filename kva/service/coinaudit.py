@@ -130,7 +130,8 @@ def _name(acc: CoinAccount) -> str:
 async def _check_matches(session: AsyncSession, accounts: dict[int, CoinAccount],
                          computed: dict[int, int], by_match: dict[str, list[CoinEntry]],
                          report: AuditReport) -> None:
-    escrows = {a.match_id: a for a in accounts.values() if a.kind == ESCROW}
+    escrows = {a.match_id: a for a in accounts.values()
+               if a.kind == ESCROW and a.match_id is not None}
     wallets = {a.id: a.user_id for a in accounts.values() if a.kind == WALLET}
     ids = set(escrows) | set(by_match)
     rows = {r.id: r for r in await session.scalars(
@@ -219,7 +220,8 @@ async def suspicious(session: AsyncSession, *, min_matches: int = 3,
         for uid, address in await session.execute(
                 select(SessionRow.user_id, SessionRow.address).distinct()
                 .where(SessionRow.user_id.in_(ids), SessionRow.address.is_not(None))):
-            addresses[uid].add(address)
+            if address:
+                addresses[uid].add(address)
     found = []
     for (a, b), matches in pairs.items():
         net = 0

@@ -227,39 +227,48 @@ async def start_match(session: AsyncSession, match_id: str) -> int:
     CoinError (``insufficient``, naming the player; ``guest``; ``bot_stake``) when a player
     cannot cover it: the caller's transaction must roll back, so the match does not start
     and nothing moves."""
-    row = await _stake_row(session, match_id)
-    if row is None:
+    found = (await session.execute(
+        select(MatchRow.stake, MatchRow.seat0_user_id, MatchRow.seat1_user_id,
+               MatchRow.seat0_bot, MatchRow.seat1_bot).where(MatchRow.id == match_id))).first()
+    if found is None or not found.stake:
         return 0
-    stake = check_stake(row.stake)
-    if row.seat0_bot or row.seat1_bot or row.seat0_user_id is None \
-            or row.seat1_user_id is None:
+    stake = check_stake(found.stake)
+    if found.seat0_bot or found.seat1_bot or found.seat0_user_id is None \
+            or found.seat1_user_id is None:
         raise CoinError("bot_stake", "coin tables are person against person")
-    ids = [row.seat0_user_id, row.seat1_user_id]
-    users = {u.id: u for u in await session.scalars(select(User).where(User.id.in_(ids)))}
-    for uid in sorted(ids):
-        await ensure_wallet(session, users[uid])
+    ids = [int(found.seat0_user_id), int(found.seat1_user_id)]
+    wallets = await _locked_wallets(session, ids)
+    if len(wallets) < 2:  # a wallet not opened yet: open it (with its grant), then lock
+        users = {u.id: u for u in await session.scalars(select(User).where(User.id.in_(ids)))}
+        for uid in sorted(ids):
+            if uid not in wallets:
+                await ensure_wallet(session, users[uid])
+        wallets = await _locked_wallets(session, ids)
     escrow = await session.scalar(select(CoinAccount).where(CoinAccount.match_id == match_id)
                                   .with_for_update())
+    retried = escrow is not None
     if escrow is None:
         escrow = CoinAccount(key=f"escrow:{match_id}", kind=ESCROW, match_id=match_id,
                              balance=0)
         session.add(escrow)
         await session.flush()
-    wallets = {w.user_id: w for w in await session.scalars(
-        select(CoinAccount).where(CoinAccount.user_id.in_(ids)).order_by(CoinAccount.id)
-        .with_for_update().execution_options(populate_existing=True))}
     for seat, uid in enumerate(ids):
-        if await session.scalar(select(CoinEntry.id).where(
-                CoinEntry.key == f"stake:{match_id}:{seat}")) is not None:
+        key = f"stake:{match_id}:{seat}"
+        if retried and await session.scalar(select(CoinEntry.id).where(CoinEntry.key == key)):
             continue  # already in (a retried start)
         wallet = wallets[uid]
         if wallet.balance < stake:
             raise CoinError("insufficient",
-                            f"{users[uid].nickname} cannot cover the stake of {stake} coins",
-                            user_id=uid)
-        await _move(session, f"stake:{match_id}:{seat}", stake, wallet, escrow, STAKE, match_id)
-    _set_meta_stake(row, stake)
+                            f"a player cannot cover the stake of {stake} coins", user_id=uid)
+        await _move(session, key, stake, wallet, escrow, STAKE, match_id)
     return stake
+
+
+async def _locked_wallets(session: AsyncSession, ids: list[int]) -> dict[int, CoinAccount]:
+    """The wallets of ``ids``, locked in account order, as stored now."""
+    return {int(w.user_id): w for w in await session.scalars(
+        select(CoinAccount).where(CoinAccount.user_id.in_(ids)).order_by(CoinAccount.id)
+        .with_for_update().execution_options(populate_existing=True)) if w.user_id is not None}
 
 
 def _set_meta_stake(row: MatchRow, stake: int) -> None:
@@ -285,7 +294,11 @@ async def finish_match(session: AsyncSession, match_id: str) -> Payout | None:
     the transaction that finishes the match. None when it is not a coin match, not finished,
     has no winner, or was paid already (the unique key of the payout makes that
     exactly-once even for two processes finishing the same match)."""
-    row = await _stake_row(session, match_id)
+    if not await stake_of(session, match_id):
+        return None
+    row = await session.get(MatchRow, match_id)  # loaded already by the rating, this commit
+    if row is not None and row.status != "finished":  # a copy older than this transaction's
+        row = await session.get(MatchRow, match_id, populate_existing=True)
     if row is None or row.status != "finished" or row.winner not in (0, 1):
         return None
     winner_id = row.seat0_user_id if row.winner == 0 else row.seat1_user_id

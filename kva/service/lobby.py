@@ -61,6 +61,8 @@ class OpenTable:
     bazaar: str
     rated: bool
     created_at: str
+    #: Domino Coin per player (0: no stake); guests may not join a coin table.
+    stake: int = 0
 
     def for_viewer(self, user_id: int | None, registered: bool) -> LobbyTable:
         """This line for one viewer: public facts, whether it is theirs, whether they may join.
@@ -70,7 +72,8 @@ class OpenTable:
         return {"id": self.id, "creator": self.creator, "rating": self.rating,
                 "provisional": self.provisional, "target": self.target, "bazaar": self.bazaar,
                 "rated": self.rated, "created_at": self.created_at, "mine": mine,
-                "can_join": not mine and (registered or not self.rated)}
+                "stake": self.stake,
+                "can_join": not mine and (registered or not (self.rated or self.stake))}
 
 
 class Lobby:
@@ -102,7 +105,7 @@ class Lobby:
                 id=match.id, creator_id=user.id, creator=user.nickname,
                 rating=round(user.rating), provisional=user.rating_deviation > PROVISIONAL_RD,
                 target=match.target, bazaar=match.bazaar, rated=match.rated,
-                created_at=match.created_at.isoformat(),
+                created_at=match.created_at.isoformat(), stake=match.stake,
             )
             for match, user in found
         ]

@@ -184,6 +184,8 @@ class LobbyTable(TypedDict):
     created_at: str
     mine: bool
     can_join: bool
+    #: Domino Coin per player (0: none).
+    stake: int
 
 
 class LobbyMessage(TypedDict):

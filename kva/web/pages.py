@@ -17,6 +17,7 @@ from kva.service.play import MatchInfo
 from kva.service.bots import LEVELS
 from kva.web.render import render, translator
 from kva.web.services import services
+from kva.web.wallet import form_stake
 
 router = APIRouter()
 LANG_MAX_AGE = 60 * 60 * 24 * 365
@@ -70,6 +71,7 @@ async def new_match(
     bazaar: str = Form("draw"),
     password: str = Form(""),
     rated: str = Form(""),
+    stake: str = Form(""),
 ) -> Response:
     """Create a match from the home form and go to its page."""
     _ = translator(request)
@@ -94,9 +96,11 @@ async def new_match(
     if want_rated and not is_registered(user):
         raise _fail(request, 403, _("Rated games are for registered players. Create an "
                                     "account to play rated."))
+    coin_stake = form_stake(request, stake, opponent, user)  # Domino Coin (0: none)
     match_id, _token = await _service(request).create_match(
         user.id, user.nickname, opponent, settings.target, settings.bazaar,
         password if opponent == "friend" and password else None, rated=want_rated,
+        stake=coin_stake,
     )
     return RedirectResponse(f"/m/{match_id}", status_code=303)
 

@@ -38,6 +38,7 @@ async def test_open_tables_are_listed_live_and_joined_in_one_click(
                 "id": match_id, "creator": creator, "rating": 1500, "provisional": True,
                 "target": 255, "bazaar": "pass-only", "rated": False,
                 "created_at": line["created_at"], "mine": False, "can_join": True,
+                "stake": 0,
             }
             page = await guest.http.get("/lobby")
             assert match_id in lobby_ids(page.text) and closed not in lobby_ids(page.text)

@@ -5,8 +5,14 @@ if (form) {
   const opponent = form.elements.namedItem("opponent");
   const friendOnly = form.querySelector(".friend-only");
   const rated = form.querySelector(".open-only");
+  const tableOnly = form.querySelector(".table-only"); // coin stakes: people, not bots
   const sync = () => {
     friendOnly.classList.toggle("inactive", opponent.value !== "friend");
+    if (tableOnly) {
+      const table = opponent.value === "friend" || opponent.value === "open";
+      tableOnly.hidden = !table;
+      for (const input of tableOnly.querySelectorAll("select")) input.disabled = !table;
+    }
     if (rated) {
       rated.hidden = opponent.value !== "open";
       rated.querySelector("input").disabled = opponent.value !== "open";

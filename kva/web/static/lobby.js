@@ -18,7 +18,8 @@ function action(t) {
     return h("form", { method: "post", action: `/lobby/${encodeURIComponent(t.id)}/join` },
       h("button", { type: "submit", class: "button primary", "data-testid": "join-table", text: S.play }));
   }
-  return h("a", { class: "small-link", href: "/register?next=/lobby", text: S.register });
+  return h("a", { class: "small-link", href: "/register?next=/lobby",
+                  text: t.stake ? S.register_coins : S.register });
 }
 
 function row(t) {
@@ -30,7 +31,9 @@ function row(t) {
     h("span", { class: "lt-what" },
       h("span", { class: "lt-target", text: S.points.replace("{points}", t.target) }), " ",
       h("span", { class: "lt-rules", text: t.bazaar === "pass-only" ? S.pass_only : S.standard }), " ",
-      h("span", { class: "lt-mode" + (t.rated ? " rated" : ""), text: t.rated ? S.rated : S.casual })),
+      h("span", { class: "lt-mode" + (t.rated ? " rated" : ""), text: t.rated ? S.rated : S.casual }),
+      ...(t.stake ? [" ", h("span", { class: "lt-stake", "data-testid": "lobby-stake", dataset: { stake: String(t.stake) },
+                                      text: S.coins.replace("{coins}", t.stake.toLocaleString()) })] : [])),
     h("span", { class: "lt-act" }, action(t)));
 }
 

@@ -1,0 +1,68 @@
+"""``kva coins audit [--suspicious]``: recompute every Domino Coin balance from the ledger's
+entries and check every invariant (docs/coins.md). Exit 0 when the ledger is right; 1 with one
+line per discrepancy otherwise. ``--suspicious`` also lists pairs of players whose coin matches
+look like coins passed on purpose between two accounts of one person."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+from kva.service.coinaudit import audit, suspicious
+from kva.storage.db import create_engine, session_factory
+from kva.storage.migrate import upgrade
+
+
+def database_url(given: str | None) -> str:
+    """``--database-url``, else ``KVA_DATABASE_URL``, else the server's default SQLite file."""
+    from kva.web.settings import async_database_url
+
+    data_dir = Path(os.environ.get("KVA_DATA_DIR") or "var")
+    return async_database_url(given or os.environ.get("KVA_DATABASE_URL")
+                              or f"sqlite+aiosqlite:///{data_dir / 'kva.sqlite3'}")
+
+
+async def run_audit(url: str, *, show_suspicious: bool, out: object = sys.stdout) -> int:
+    """Audit the ledger at ``url``; print the findings; the exit status."""
+    engine = create_engine(url)
+    try:
+        await upgrade(engine)
+        async with session_factory(engine)() as session:
+            report = await audit(session)
+            pairs = await suspicious(session) if show_suspicious else []
+    finally:
+        await engine.dispose()
+    write = out.write  # type: ignore[attr-defined]
+    for problem in report.problems:
+        write(f"DISCREPANCY {problem}\n")
+    write(f"{'ok' if report.ok else 'FAILED'}: {report.accounts} accounts, {report.entries} "
+          f"entries, {report.coin_matches} coin matches; issued {report.issued} = wallets "
+          f"{report.wallets_total} + escrow {report.escrow_total}; "
+          f"{len(report.problems)} discrepancies\n")
+    for p in pairs:
+        write(f"SUSPICIOUS {p.user_a} / {p.user_b}: {p.matches} coin matches, net "
+              f"{p.net_to_b:+d} coins to {p.user_b}, {p.quick_resigns} quick resignations"
+              + (f", sessions share address {', '.join(p.shared_addresses)}"
+                 if p.shared_addresses else "") + "\n")
+    return 0 if report.ok else 1
+
+
+def _audit(args: argparse.Namespace) -> int:
+    return asyncio.run(run_audit(database_url(args.database_url),
+                                 show_suspicious=args.suspicious))
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``kva coins``."""
+    parser = subparsers.add_parser("coins", help="Domino Coin ledger tools")
+    which = parser.add_subparsers(dest="coins_command", metavar="SUBCOMMAND")
+    which.required = True
+    check = which.add_parser("audit", help="recompute every balance and check every invariant")
+    check.add_argument("--database-url", default=None,
+                       help="the database (default: KVA_DATABASE_URL, else var/kva.sqlite3)")
+    check.add_argument("--suspicious", action="store_true",
+                       help="also list pairs of players who may be passing coins on purpose")
+    check.set_defaults(func=_audit)
