@@ -15,7 +15,14 @@ from typing import Any, Final
 from kva.rules.codes import DRAW, END_INDEX, OPEN_BASE, PASS, open_code, play_code
 from kva.rules.fair import Dealer, verify_fair
 from kva.rules.hand import IllegalAction
-from kva.rules.match import FORFEIT_REASONS, Deal, Match, RandomSource, highest_double
+from kva.rules.match import (
+    FORFEIT_REASONS,
+    Deal,
+    Match,
+    PlayedHand,
+    RandomSource,
+    highest_double,
+)
 from kva.rules.moves import move_to_record
 from kva.rules.settings import BadSettings, MatchSettings
 from kva.rules.tiles import TILE_COUNT, TILE_ID, TILE_LOW, TILE_NAME, parse_halves
@@ -44,22 +51,10 @@ def write_record(
     hidden information and is for storage only)."""
     hands_json: list[dict[str, Any]] = []
     for played in match.hands:
-        entry: dict[str, Any] = {
-            "opener": played.opener,
-            "deal": {
-                "hands": [[TILE_NAME[t] for t in played.deal.hands[p]] for p in (0, 1)],
-                "bazaar": [TILE_NAME[t] for t in played.deal.bazaar],
-            },
-            "moves": [move_to_record(entry) for entry in played.state.log],
-        }
-        if played.result is not None and played.score_after is not None:
-            result: dict[str, Any] = {
-                "end": played.result.end,
-                "winner": played.result.winner,
-                "points": played.result.points,
-            }
-            if played.result.reason is not None:
-                result["reason"] = played.result.reason
+        entry = hand_head_record(played)
+        entry["moves"] = [move_to_record(logged) for logged in played.state.log]
+        result = hand_result_record(played)
+        if result is not None and played.score_after is not None:
             entry["result"] = result
             entry["score"] = list(played.score_after)
         hands_json.append(entry)
@@ -73,6 +68,31 @@ def write_record(
         "winner": match.winner,
         "score": list(match.scores),
     }
+
+
+def hand_head_record(played: PlayedHand) -> dict[str, Any]:
+    """The start of one hand's entry in a record: its ``opener`` and ``deal`` (no moves yet)."""
+    return {
+        "opener": played.opener,
+        "deal": {
+            "hands": [[TILE_NAME[t] for t in played.deal.hands[p]] for p in (0, 1)],
+            "bazaar": [TILE_NAME[t] for t in played.deal.bazaar],
+        },
+    }
+
+
+def hand_result_record(played: PlayedHand) -> dict[str, Any] | None:
+    """A finished hand's ``result`` as a record writes it (None while the hand goes on)."""
+    if played.result is None:
+        return None
+    result: dict[str, Any] = {
+        "end": played.result.end,
+        "winner": played.result.winner,
+        "points": played.result.points,
+    }
+    if played.result.reason is not None:
+        result["reason"] = played.result.reason
+    return result
 
 
 def dumps_record(doc: dict[str, Any]) -> str:

@@ -241,10 +241,15 @@ class PresenceNote(TypedDict):
 
 class MatchTopicMessage(TypedDict, total=False):
     """What is published on a match's topic: new states by viewer key (``"0"``, ``"1"``,
-    ``"s"``), and/or a presence note, and/or a message for every viewer."""
+    ``"s"``), and/or a presence note, and/or a message for every viewer.
+
+    Each state is the JSON text of a :class:`StateMessage`, encoded once by the service for
+    every socket of that viewer key; only the keys someone watches are there (every key when
+    several processes share the broker). ``status`` is the match's, as in those states."""
 
     version: int
-    states: dict[str, StateMessage]
+    status: MatchStatus
+    states: dict[str, str]
     presence: PresenceNote
     broadcast: RematchMessage | PresenceMessage
 

@@ -17,6 +17,7 @@ from sqlalchemy import (
     Float,
     ForeignKey,
     Integer,
+    PrimaryKeyConstraint,
     String,
     Text,
     false,
@@ -104,6 +105,27 @@ class MatchFair(Base):
     client_seed1: Mapped[str | None] = mapped_column(String(32), nullable=True)
     seed_by0: Mapped[str | None] = mapped_column(String(8), nullable=True)
     seed_by1: Mapped[str | None] = mapped_column(String(8), nullable=True)
+
+
+class MatchAction(Base):
+    """One committed change of a match in progress, appended (migration 0006): the journal
+    that makes a commit cost the same at the first action and the last.
+
+    ``seq`` is the match's version after the change; the primary key (``match_id``, ``seq``)
+    is the optimistic-concurrency guard (a writer whose copy is stale inserts a ``seq`` that
+    exists, and is refused), so no read precedes a write. ``change`` is compact JSON
+    (:mod:`kva.storage.journal`): the move, and when it ended a hand the hand's result and
+    score, and when a new hand was dealt its opener and deal. ``matches.record`` is the
+    checkpoint at ``matches.version``; the record now is the checkpoint with the later rows
+    applied. The whole record is written to ``matches.record`` when the match ends.
+    """
+
+    __tablename__ = "match_actions"
+    __table_args__ = (PrimaryKeyConstraint("match_id", "seq", name="pk_match_actions"),)
+
+    match_id: Mapped[str] = mapped_column(String(24), ForeignKey("matches.id"))
+    seq: Mapped[int] = mapped_column(Integer)
+    change: Mapped[str] = mapped_column(Text, nullable=False)
 
 
 class WatchGrant(Base):

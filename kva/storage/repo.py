@@ -8,13 +8,24 @@ from __future__ import annotations
 
 import secrets
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import CursorResult, or_, select, update
+from sqlalchemy import CursorResult, Table, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
-from kva.storage.models import MatchRow, TableRow, User, WatchGrant, utcnow
+from kva.storage.journal import assemble
+from kva.storage.models import (
+    MatchAction,
+    MatchRow,
+    TableRow,
+    User,
+    WatchGrant,
+    utcnow,
+)
+
+_ACTIONS = cast(Table, MatchAction.__table__)
+_MATCHES = cast(Table, MatchRow.__table__)
 
 
 async def create_guest(sessions: async_sessionmaker[AsyncSession]) -> User:
@@ -52,33 +63,81 @@ async def get_match(session: AsyncSession, match_id: str) -> MatchRow | None:
     return await session.get(MatchRow, match_id)
 
 
-async def match_version(session: AsyncSession, match_id: str) -> int | None:
-    """The stored version of a match (None if there is no such match): a cheap freshness check
-    for a copy held in memory, which another process may have moved on."""
-    return await session.scalar(select(MatchRow.version).where(MatchRow.id == match_id))
+async def match_version(session: AsyncSession | AsyncConnection, match_id: str) -> int | None:
+    """The stored version of a match (None if there is no such match): its checkpoint's
+    version or its last journal row's, whichever is later. A cheap freshness check for a copy
+    held in memory, which another process may have moved on."""
+    last = (select(func.max(_ACTIONS.c.seq)).where(_ACTIONS.c.match_id == match_id)
+            .scalar_subquery())
+    row = (await session.execute(
+        select(_MATCHES.c.version, last).where(_MATCHES.c.id == match_id))).first()
+    if row is None:
+        return None
+    return max(int(row[0]), int(row[1] or 0))
+
+
+async def journal_since(
+    session: AsyncSession | AsyncConnection, match_id: str, version: int
+) -> list[tuple[int, str]]:
+    """The journal rows (``seq``, ``change``) of a match after ``version``, in order."""
+    rows = await session.execute(
+        select(_ACTIONS.c.seq, _ACTIONS.c.change)
+        .where(_ACTIONS.c.match_id == match_id, _ACTIONS.c.seq > version)
+        .order_by(_ACTIONS.c.seq))
+    return [(seq, change) for seq, change in rows]
+
+
+async def current_record(
+    session: AsyncSession | AsyncConnection, row: MatchRow
+) -> tuple[dict[str, Any], int]:
+    """The record of ``row`` now and its version: the checkpoint with the journal applied."""
+    changes = await journal_since(session, row.id, row.version)
+    if not changes:
+        return row.record, row.version
+    return assemble(row.record, (c for _, c in changes)), changes[-1][0]
+
+
+async def append_change(
+    conn: AsyncSession | AsyncConnection, match_id: str, seq: int, change: str
+) -> bool:
+    """Append one change of a match as version ``seq`` (Core, one INSERT, no read first).
+
+    Returns False, writing nothing, when version ``seq`` exists: another writer got there
+    first (the caller's copy is stale). The caller's transaction must then be rolled back.
+    """
+    try:
+        await conn.execute(insert(_ACTIONS).values(match_id=match_id, seq=seq, change=change))
+    except IntegrityError:
+        return False
+    return True
 
 
 async def save_match_state(
     session: AsyncSession,
     match_id: str,
-    expected_version: int,
+    version: int,
     *,
     record: dict[str, Any],
     status: str,
+    change: str,
     winner: int | None = None,
     end_reason: str | None = None,
     finished_at: datetime | None = None,
     seat1_user_id: int | None = None,
 ) -> bool:
-    """Write a match's new record at ``expected_version + 1`` if nobody wrote it meanwhile.
+    """Write a checkpoint: the match's whole record at ``version`` (a join, a cancelled table,
+    the end of the match), guarded like every change by appending ``change`` as row
+    ``version`` of the journal first.
 
-    Returns False (and writes nothing) when the stored version is not ``expected_version``:
-    another process or task changed the match first.
+    Returns False (and writes nothing) when version ``version`` exists already: another
+    process or task changed the match first.
     """
+    if not await append_change(session, match_id, version, change):
+        return False
     values: dict[str, Any] = {
         "record": record,
         "status": status,
-        "version": expected_version + 1,
+        "version": version,
         "updated_at": utcnow(),
         "winner": winner,
         "end_reason": end_reason,
@@ -87,9 +146,7 @@ async def save_match_state(
     if seat1_user_id is not None:
         values["seat1_user_id"] = seat1_user_id
     result: CursorResult[Any] = await session.execute(  # type: ignore[assignment]
-        update(MatchRow)
-        .where(MatchRow.id == match_id, MatchRow.version == expected_version)
-        .values(**values)
+        update(_MATCHES).where(_MATCHES.c.id == match_id).values(**values)
     )
     return result.rowcount == 1
 

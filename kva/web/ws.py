@@ -73,16 +73,17 @@ class Connection:
     async def send(self, message: MatchServerMessage) -> bool:
         return await self.channel.send(message)
 
-    async def _send_state_locked(self, state: StateMessage) -> None:
-        if await self.channel.send_locked(dumps(state)):
-            self.sent_version = state["version"]
+    async def _send_state_locked(self, version: int, text: str) -> None:
+        if await self.channel.send_locked(text):
+            self.sent_version = version
             self.states_sent += 1
 
-    async def send_state(self, state: StateMessage) -> None:
-        """Send a state unless the client already has that version or a later one."""
+    async def send_state(self, version: int, text: str) -> None:
+        """Send a state (its JSON text, encoded once by the service for every socket of this
+        viewer) unless the client already has that version or a later one."""
         async with self.channel.lock:
-            if state["version"] > self.sent_version:
-                await self._send_state_locked(state)
+            if version > self.sent_version:
+                await self._send_state_locked(version, text)
 
     async def resync(self, state: StateMessage, asked_at: int) -> None:
         """Answer a ``hello`` (that arrived when :attr:`states_sent` was ``asked_at``) with
@@ -93,7 +94,7 @@ class Connection:
                 state["version"] == self.sent_version and self.states_sent != asked_at
             ):
                 return
-            await self._send_state_locked(state)
+            await self._send_state_locked(state["version"], dumps(state))
 
     async def error(self, code: str, message: str) -> None:
         await self.send(error_message(code, message))
@@ -110,11 +111,11 @@ async def _relay(conn: Connection, sub: Subscription, presence: Presence) -> Non
         ):  # (but nobody is told about their own comings and goings)
             await conn.send(broadcast)
         states = message.get("states")
-        state = states.get(viewer_key(conn.seat)) if isinstance(states, dict) else None
-        if state is not None:
-            if state["status"] in ("finished", "cancelled"):
+        text = states.get(viewer_key(conn.seat)) if isinstance(states, dict) else None
+        if text is not None:
+            if message.get("status") in ("finished", "cancelled"):
                 presence.match_over(conn.match_id)
-            await conn.send_state(state)
+            await conn.send_state(message["version"], text)
 
 
 async def _resync(conn: Connection, service: PlayService) -> None:
@@ -217,6 +218,7 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
         return  # too many sockets: refused with an error and 4429
     sub = await svc.broker.subscribe(topic(match_id))
     presence = svc.presence
+    service.watchers.add(match_id, conn)  # states are built for the keys watched here
     relay = asyncio.create_task(_relay(conn, sub, presence))
     present_as = conn.seat  # the seat this socket counts as connected for
     await presence.connected(match_id, present_as,
@@ -247,6 +249,7 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
         await conn.channel.close(4404)
     finally:
         svc.sockets.unregister(conn.channel)
+        service.watchers.discard(match_id, conn)
         relay.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await relay

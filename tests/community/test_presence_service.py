@@ -4,6 +4,7 @@ claim (forfeit ``abandon``) and the first-move timeout (forfeit ``timeout``)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +30,13 @@ async def play(sessions) -> AsyncIterator[PlayService]:
             await service.stop()
 
 
+class _Watcher:
+    """A socket on the match, as the play service's watchers see it."""
+
+    def __init__(self, seat: int | None) -> None:
+        self.seat = seat
+
+
 async def _match(sessions, play: PlayService, seats: list[Seat], rated: bool = False) -> str:  # type: ignore[no-untyped-def]
     row = play.prepare_match(seats, 75, "draw", rated=rated)
     async with sessions() as session, session.begin():
@@ -49,6 +57,7 @@ async def test_claim_after_the_grace_period_wins_by_abandonment(sessions, play) 
     match_id = await _match(sessions, play, [Seat(a.id, a.nickname), Seat(b.id, b.nickname)])
     presence = Presence(play._broker, play, grace=0.3, first_move_timeout=60)
     sub = await play._broker.subscribe(topic(match_id))
+    play.watchers.add(match_id, _Watcher(0))  # states are built for who watches
     await presence.connected(match_id, 0)
     await presence.connected(match_id, 1)
     await presence.connected(match_id, 1)  # a second tab
@@ -82,7 +91,7 @@ async def test_claim_after_the_grace_period_wins_by_abandonment(sessions, play) 
     while not sub._queue.empty():
         published.append(sub._queue.get_nowait())
     assert any(m.get("broadcast", {}).get("online") is False for m in published)
-    assert published[-1]["states"]["0"]["event"]["kind"] == "forfeit"
+    assert json.loads(published[-1]["states"]["0"])["event"]["kind"] == "forfeit"
     await sub.close()
     await presence.stop()
 

@@ -35,23 +35,42 @@ class Acting:
         self._committer = committer
 
     async def act(self, match_id: str, user_id: int | None, version: Any, action: Any) -> None:
-        """Apply a player's action at ``version``; :class:`PlayError` says why not."""
-        live = await self._store.fresh(match_id)
-        async with live.lock:
-            seat, match = seated_match(live, user_id)
-            if isinstance(version, bool) or not isinstance(version, int) or (
-                version != live.version
-            ):
-                raise PlayError("stale", f"the match is at version {live.version}")
-            if match.turn != seat:
-                raise PlayError("not_your_turn", "it is not your turn")
-            try:
-                code = action_from_json(action, match.legal_codes())
-            except IllegalAction as exc:
-                raise PlayError("illegal", str(exc)) from None
-            hand_index = len(match.hands) - 1
-            match.apply(code, player=seat)
-            await self._committer.commit(live, partial(action_event, match, hand_index))
+        """Apply a player's action at ``version``; :class:`PlayError` says why not.
+
+        Nothing is read before the write: the copy in memory is used, and if another process
+        moved the match on, the journal insert is refused, the copy dropped, and the action
+        judged once more against the reloaded match (``stale`` if the client is behind it).
+        """
+        for attempt in (0, 1):
+            live = await self._store.get(match_id)
+            async with live.lock:
+                if self._store.live.get(match_id) is not live:  # dropped meanwhile: reload
+                    continue
+                seat, match = seated_match(live, user_id)
+                if not attempt and isinstance(version, int) and version > live.version:
+                    self._store.forget(match_id)  # the client saw a later version: reload
+                    continue
+                if isinstance(version, bool) or not isinstance(version, int) or (
+                    version != live.version
+                ):
+                    raise PlayError("stale", f"the match is at version {live.version}")
+                if match.turn != seat:
+                    raise PlayError("not_your_turn", "it is not your turn")
+                try:
+                    code = action_from_json(action, match.legal_codes())
+                except IllegalAction as exc:
+                    raise PlayError("illegal", str(exc)) from None
+                hand_index = len(match.hands) - 1
+                match.apply(code, player=seat)
+                try:
+                    await self._committer.commit(live, partial(action_event, match, hand_index),
+                                                 move_hand=hand_index)
+                except PlayError as exc:  # the copy was stale (and is dropped): judge again
+                    if exc.code != "stale" or attempt:
+                        raise
+                    continue
+                return
+        raise PlayError("stale", "the match changed meanwhile")
 
     async def resign(self, match_id: str, user_id: int | None) -> None:
         """The player resigns: the match ends at once, the opponent wins."""
@@ -59,7 +78,7 @@ class Acting:
         async with live.lock:
             seat, match = seated_match(live, user_id)
             match.forfeit(seat, "resign")
-            await self._committer.commit(live, public(resign_event(match, seat)))
+            await self._committer.commit(live, public(resign_event(match, seat)), forfeit=True)
 
     async def forfeit(
         self, match_id: str, seat: int, reason: str, expected_version: int | None = None
@@ -78,4 +97,5 @@ class Acting:
                 raise PlayError("stale", f"the match is at version {live.version}")
             match.forfeit(seat, "abandon" if reason == "abandon" else "timeout")
             await self._committer.commit(live, public({
-                "kind": "forfeit", "p": seat, "reason": reason, "winner": match.winner}))
+                "kind": "forfeit", "p": seat, "reason": reason, "winner": match.winner}),
+                forfeit=True)

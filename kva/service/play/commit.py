@@ -3,13 +3,14 @@ there first), then publish the state each viewer may see, built from that viewer
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from kva.rules import FORMAT, Match, PlayerView, player_view, write_record
 from kva.rules.view_json import view_to_json
@@ -18,8 +19,9 @@ from kva.service.broker import Broker
 from kva.service.errors import PlayError
 from kva.service.events import EventSource
 from kva.service.play.live import VIEWER_KEYS, LiveMatch, LiveStore, topic
+from kva.service.play.watchers import Watchers
 from kva.service.ratings import rate_finished_match
-from kva.storage import repo
+from kva.storage import journal, repo
 from kva.storage.models import utcnow
 
 log = logging.getLogger(__name__)
@@ -69,6 +71,11 @@ def revealed(live: LiveMatch) -> bool:
     return live.status == "finished" or (live.match is not None and live.match.over)
 
 
+def encode_state(state: dict[str, Any]) -> str:
+    """The JSON text of a ``state`` message, as every socket sends it."""
+    return json.dumps(state, ensure_ascii=False, separators=(",", ":"))
+
+
 def state_message(
     live: LiveMatch, seat: int | None, event: EventSource | None,
     extra: dict[str, Any] | None = None,
@@ -96,18 +103,28 @@ class Committer:
     """The one path every change takes: store, then publish, then tell who cares."""
 
     def __init__(
-        self, sessions: async_sessionmaker[AsyncSession], broker: Broker, store: LiveStore
+        self, sessions: async_sessionmaker[AsyncSession], broker: Broker, store: LiveStore,
+        watchers: Watchers | None = None,
     ) -> None:
         self._sessions = sessions
+        #: Who watches each match here (None: build every viewer's state).
+        self.watchers = watchers
+        self._engine: AsyncEngine = sessions.kw["bind"]
         self._broker = broker
         self._store = store
         #: Called with the match after each committed change (automatic turns, hooks).
         self.after_commit: list[Callable[[LiveMatch], None]] = []
 
     async def commit(
-        self, live: LiveMatch, event: EventSource | None, *, seat1_user_id: int | None = None
+        self, live: LiveMatch, event: EventSource | None, *, seat1_user_id: int | None = None,
+        move_hand: int | None = None, forfeit: bool = False,
     ) -> None:
         """Store the match at the next version, then publish it; the caller holds the lock.
+
+        ``move_hand``: the change is the move just applied in that hand (index); ``forfeit``:
+        the change is a forfeit. A move of a match that goes on is one appended journal row
+        (:mod:`kva.storage.journal`); every other change (a join, a cancelled table, the end
+        of the match) writes the whole record as the new checkpoint, guarded the same way.
 
         If the write is refused (someone else wrote first) or fails, the in-memory copy is
         dropped, so the next access reloads the stored truth, and a ``stale`` error is raised.
@@ -116,46 +133,75 @@ class Committer:
         finished = match is not None and match.over
         if finished:
             live.status = "finished"
+        version = live.version + 1
+        moved = match is not None and (move_hand is not None or forfeit)
         extra: dict[str, Any] | None = None
         try:
-            async with self._sessions() as session, session.begin():
-                ok = await repo.save_match_state(
-                    session, live.id, live.version, record=record_of(live), status=live.status,
-                    winner=match.winner if match is not None and finished else None,
-                    end_reason=(match.forfeit_reason or "points")
-                    if match is not None and finished else None,
-                    finished_at=utcnow() if finished else None, seat1_user_id=seat1_user_id,
-                )
-                if not ok:
-                    raise PlayError("stale", "the match changed meanwhile")
-                if seat1_user_id is not None:  # coin tables: both stakes into escrow, or refused
-                    await coins.start_match(session, live.id)
-                if finished:  # rated matches: both ratings move in this same transaction
-                    changes = await rate_finished_match(session, live.id)
-                    if changes:
-                        extra = {"ratings": [
-                            {"before": round(c.before.rating), "after": round(c.after.rating)}
-                            for c in changes]}
-                    paid = await coins.finish_match(session, live.id)  # coin tables: escrow
-                    if paid is not None:
-                        extra = {**(extra or {}), "coins": {"stake": paid.stake,
-                                                            "winner": paid.winner}}
+            change = journal.encode(
+                journal.change_of(match, move_hand) if match is not None and moved
+                else {"checkpoint": live.status})
+            if moved and not finished:
+                async with self._engine.begin() as conn:
+                    if not await repo.append_change(conn, live.id, version, change):
+                        raise PlayError("stale", "the match changed meanwhile")
+            else:
+                extra = await self._checkpoint(live, version, change, seat1_user_id)
         except BaseException:
             self._store.forget(live.id)
             raise
-        live.version += 1
+        live.version = version
         await self._publish(live, event, extra)
         for listener in self.after_commit:
             listener(live)
 
+    async def _checkpoint(
+        self, live: LiveMatch, version: int, change: str, seat1_user_id: int | None
+    ) -> dict[str, Any] | None:
+        """Write the whole record at ``version`` (and, at the end of a rated match, both
+        ratings in the same transaction); the ratings change for the ``state`` event."""
+        match = live.match
+        finished = match is not None and match.over
+        extra: dict[str, Any] | None = None
+        async with self._sessions() as session, session.begin():
+            ok = await repo.save_match_state(
+                session, live.id, version, record=record_of(live), status=live.status,
+                change=change,
+                winner=match.winner if match is not None and finished else None,
+                end_reason=(match.forfeit_reason or "points")
+                if match is not None and finished else None,
+                finished_at=utcnow() if finished else None, seat1_user_id=seat1_user_id,
+            )
+            if not ok:
+                raise PlayError("stale", "the match changed meanwhile")
+            if seat1_user_id is not None:  # coin tables: both stakes into escrow, or refused
+                await coins.start_match(session, live.id)
+            if finished:  # rated matches: both ratings move in this same transaction
+                changes = await rate_finished_match(session, live.id)
+                if changes:
+                    extra = {"ratings": [
+                        {"before": round(c.before.rating), "after": round(c.after.rating)}
+                        for c in changes]}
+                paid = await coins.finish_match(session, live.id)  # coin tables: the escrow
+                if paid is not None:
+                    extra = {**(extra or {}), "coins": {"stake": paid.stake,
+                                                        "winner": paid.winner}}
+        return extra
+
     async def _publish(
         self, live: LiveMatch, event: EventSource | None, extra: dict[str, Any] | None
     ) -> None:
+        # Each state is built only for a viewer key someone watches (every key when other
+        # processes may have watchers), and encoded once: every socket of that key sends
+        # the same text.
+        keys = (VIEWER_KEYS if self.watchers is None or self._store.shared
+                else self.watchers.keys(live.id))
         states = {
-            key: state_message(live, None if key == "s" else int(key), event, extra)
-            for key in VIEWER_KEYS
+            key: encode_state(state_message(live, None if key == "s" else int(key), event,
+                                            extra))
+            for key in keys
         }
         try:
-            await self._broker.publish(topic(live.id), {"version": live.version, "states": states})
+            await self._broker.publish(topic(live.id), {
+                "version": live.version, "status": live.status, "states": states})
         except Exception:  # committed already: clients resync on reconnect
             log.exception("publishing match %s v%d failed", live.id, live.version)

@@ -163,23 +163,27 @@ class LiveMatch:
 
 
 def live_from_row(
-    row: MatchRow, users: dict[int, User], rng: random.Random, fair: MatchFair | None = None
+    row: MatchRow, users: dict[int, User], rng: random.Random, fair: MatchFair | None = None,
+    current: tuple[dict[str, Any], int] | None = None,
 ) -> LiveMatch:
     """The in-memory match of a stored row (a waiting or cancelled table, or a match whose
     client seeds are not both in, stays undealt); with ``fair``, later hands are dealt by its
-    kva-fair/1 dealer, as they would have been without the restart."""
+    kva-fair/1 dealer, as they would have been without the restart. ``current``: the record
+    and version now (:func:`kva.storage.repo.current_record`: the row's checkpoint with its
+    journal applied); without it, the row's own."""
+    record, version = current if current is not None else (row.record, row.version)
     settings = MatchSettings.parse(row.target, row.bazaar, row.rated)
     state = FairState.from_row(fair) if fair is not None else None
-    undealt = row.status in ("waiting", "cancelled") or not row.record.get("hands")
+    undealt = row.status in ("waiting", "cancelled") or not record.get("hands")
     dealer = state.dealer() if state is not None and state.ready() else None
-    match = None if undealt else read_record(row.record, complete=False, rng=rng, dealer=dealer)
+    match = None if undealt else read_record(record, complete=False, rng=rng, dealer=dealer)
     seats = []
     pairs = ((row.seat0_user_id, row.seat0_bot), (row.seat1_user_id, row.seat1_bot))
     for user_id, bot in pairs:
         user = users.get(user_id) if user_id is not None else None
         seats.append(Seat(user_id, user.nickname if user is not None else None, bot))
     started = (row.record.get("meta") or {}).get("started") or row.created_at.isoformat()
-    return LiveMatch(row.id, settings, match, row.version, row.status, seats, started,
+    return LiveMatch(row.id, settings, match, version, row.status, seats, started,
                      private=row.private, fair=state)
 
 
@@ -200,8 +204,14 @@ class LiveStore:
         rng_factory: Callable[[], random.Random],
         cache_size: int,
         busy: Callable[[str], bool],
+        *,
+        shared: bool = False,
     ) -> None:
         self._sessions = sessions
+        #: Other processes may change the matches held here (a shared broker): reads check
+        #: the stored version. A process alone with its matches reads nothing before using its
+        #: copy; a stale copy is caught by the refused journal insert of a write either way.
+        self.shared = shared
         self._rng_factory = rng_factory
         self._busy = busy
         self.cache_size = cache_size
@@ -248,21 +258,25 @@ class LiveStore:
                 session, [u for u in (row.seat0_user_id, row.seat1_user_id) if u is not None]
             )
             fair = await get_fair(session, match_id)
-        return live_from_row(row, users, self._rng_factory(), fair)
+            current = await repo.current_record(session, row)
+        return live_from_row(row, users, self._rng_factory(), fair, current)
 
     async def fresh(self, match_id: str) -> LiveMatch:
-        """The match as stored now: the copy in memory if no other process (or a failed write)
-        moved the stored version on, else a fresh load."""
+        """The match as stored now. Alone (not :attr:`shared`), the copy in memory is it (a
+        failed write drops the copy), and nothing is read. Shared, the copy is kept unless
+        the stored version is ahead of it; a version read before one of this process's own
+        commits landed is behind the copy, and the copy stays (no second copy, no spurious
+        ``stale``)."""
         live = self.live.get(match_id)
-        if live is not None:
+        if live is not None and self.shared:
             async with self._sessions() as session:
                 version = await repo.match_version(session, match_id)
             if version is None:
                 self.forget(match_id)
                 raise NotFound(match_id)
-            if version == live.version:
-                return live
-            self.forget(match_id)
+            current = self.live.get(match_id)
+            if current is not None and version > current.version:
+                self.forget(match_id)
         return await self.get(match_id)
 
     def remember(self, live: LiveMatch) -> None:

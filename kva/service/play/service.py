@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from kva.service.broker import Broker
+from kva.service.broker import Broker, MemoryBroker
 from kva.service.errors import NotFound
 from kva.service.play.acting import Acting
 from kva.service.play.commit import Committer
@@ -27,6 +27,7 @@ from kva.service.play.reads import MatchInfo, MatchSummary, Reads
 from kva.service.play.seeds import Seeds
 from kva.service.play.tables import Tables
 from kva.service.play.turns import Turns
+from kva.service.play.watchers import Watchers
 from kva.storage import repo
 from kva.storage.models import MatchRow
 
@@ -51,8 +52,11 @@ class PlayService:
         self._sessions = sessions
         self._broker = broker
         self._store = LiveStore(sessions, rng_factory, cache_size,
-                                lambda match_id: self._turns.busy(match_id))
-        self._committer = Committer(sessions, broker, self._store)
+                                lambda match_id: self._turns.busy(match_id),
+                                shared=not isinstance(broker, MemoryBroker))
+        #: The sockets watching each match from this process (the web shell adds them).
+        self.watchers = Watchers()
+        self._committer = Committer(sessions, broker, self._store, self.watchers)
         self._turns = Turns(self._store, self._committer, rng_factory, bot_executor,
                             forced_delay=forced_delay, bot_delay=bot_delay)
         #: ``seed_wait``: seconds a seated player's browser has to send its client seed

@@ -120,4 +120,4 @@ class Turns:
                 return
             with contextlib.suppress(PlayError):
                 await self._committer.commit(
-                    live, partial(action_event, match, hand_index))
+                    live, partial(action_event, match, hand_index), move_hand=hand_index)
