@@ -31,6 +31,7 @@ from kva.service.sessions import identify
 from kva.storage.db import create_engine, session_factory
 from kva.storage.migrate import upgrade
 from kva.web import accounts, lobby, pages, profiles, wallet, ws
+from kva.web.botapi import install as install_bot_api
 from kva.web.identity import COOKIE, MAX_AGE, SessionCodec
 from kva.web.security import origin_allowed
 from kva.web.services import Services, services
@@ -166,6 +167,7 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
     app.include_router(accounts.router)
     app.include_router(lobby.router)
     app.include_router(profiles.router)
+    install_bot_api(app)  # /api/... (docs/bot-api.md), /bots, /settings/bot
     wallet.install(app)  # Domino Coin pages and refusals
     return app
 

@@ -1,0 +1,444 @@
+"""The bot API's service side (issue 12, docs/bot-api.md): bot accounts, their API tokens,
+challenges between players, and the events a bot's stream carries.
+
+* A registered player who has never played a match may turn their account into a bot
+  (:func:`make_bot`). A bot plays through the API only; it keeps its rating like anyone.
+* API tokens are shown once and stored as a SHA-256 (:func:`create_token`); revoking one
+  (:func:`revoke_token`) is published on the broker (:data:`TOKEN_REVOKED_TOPIC`) so every
+  process ends that token's open streams at once; every request also re-checks the token.
+* A challenge (:class:`Challenges`) is a pending row until its target accepts: then the match
+  is created between the two users (``opponent="player"``), within each bot's limit of
+  matches at once. Matches between two bots are casual only.
+* Each user has a broker topic (:func:`user_topic`) carrying their bot events: ``challenge``,
+  ``challenge_declined``, ``challenge_cancelled``, ``match_start``, ``match_over``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import secrets
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from kva.rules import BadSettings, MatchSettings
+from kva.service.accounts import REGISTERED, find_registered
+from kva.service.broker import Broker
+from kva.service.play import LiveMatch, PlayService
+from kva.storage.botapi import ApiToken, BotAccount, Challenge
+from kva.storage.models import MatchRow, SessionRow, User, utcnow
+
+log = logging.getLogger(__name__)
+
+#: Every token starts with this (so a leaked one is recognisable in logs and scanners).
+TOKEN_PREFIX = "kvab_"
+#: The longest token string looked at.
+MAX_TOKEN = 128
+#: Revoked tokens' hashes are published here; open streams of that token end at once.
+TOKEN_REVOKED_TOPIC = "botapi:revoked"
+#: The default and the highest number of matches a bot plays at once.
+DEFAULT_MAX_MATCHES, MAX_MAX_MATCHES = 3, 20
+#: Pending challenges one player may have out at once.
+MAX_PENDING = 10
+#: Live tokens per bot.
+MAX_TOKENS = 10
+ACTIVE = ("waiting", "active")
+
+
+class BotApiError(Exception):
+    """A request refused; ``code`` is the API's error code, ``status`` its HTTP status."""
+
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+def user_topic(user_id: int) -> str:
+    """The broker topic of one user's bot events."""
+    return f"botapi:user:{user_id}"
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+# ---------------------------------------------------------------------- bot accounts
+async def bot_account(session: AsyncSession, user_id: int) -> BotAccount | None:
+    return await session.get(BotAccount, user_id)
+
+
+async def bot_ids(session: AsyncSession, user_ids: list[int]) -> set[int]:
+    """Which of ``user_ids`` are bots."""
+    if not user_ids:
+        return set()
+    rows = await session.scalars(select(BotAccount.user_id)
+                                 .where(BotAccount.user_id.in_(set(user_ids))))
+    return set(rows)
+
+
+async def matches_played(session: AsyncSession, user_id: int) -> int:
+    """Every match the user sits in (any status but a cancelled table)."""
+    count = await session.scalar(
+        select(func.count()).select_from(MatchRow)
+        .where(or_(MatchRow.seat0_user_id == user_id, MatchRow.seat1_user_id == user_id),
+               MatchRow.status != "cancelled"))
+    return int(count or 0)
+
+
+async def active_matches(session: AsyncSession, user_id: int) -> int:
+    count = await session.scalar(
+        select(func.count()).select_from(MatchRow)
+        .where(or_(MatchRow.seat0_user_id == user_id, MatchRow.seat1_user_id == user_id),
+               MatchRow.status.in_(ACTIVE)))
+    return int(count or 0)
+
+
+async def make_bot(sessions: async_sessionmaker[AsyncSession], user: User) -> None:
+    """Turn ``user`` into a bot account: registered, and no match played yet."""
+    if user.kind != REGISTERED:
+        raise BotApiError("not_registered", "only a registered account can become a bot", 403)
+    async with sessions() as session, session.begin():
+        if await bot_account(session, user.id) is not None:
+            raise BotApiError("already_bot", "this account is a bot already", 409)
+        if await matches_played(session, user.id):
+            raise BotApiError("has_matches", "only an account that never played can become a "
+                              "bot", 409)
+        session.add(BotAccount(user_id=user.id, max_matches=DEFAULT_MAX_MATCHES))
+
+
+async def set_max_matches(sessions: async_sessionmaker[AsyncSession], user_id: int,
+                          value: object) -> int:
+    """Set how many matches the bot plays at once (1 to :data:`MAX_MAX_MATCHES`)."""
+    try:
+        count = int(str(value))
+    except ValueError:
+        count = 0
+    if not 1 <= count <= MAX_MAX_MATCHES:
+        raise BotApiError("bad_limit", f"choose 1 to {MAX_MAX_MATCHES} matches at once")
+    async with sessions() as session, session.begin():
+        bot = await bot_account(session, user_id)
+        if bot is None:
+            raise BotApiError("not_bot", "this account is not a bot", 403)
+        bot.max_matches = count
+    return count
+
+
+@dataclass(frozen=True, slots=True)
+class BotListing:
+    """One line of the Bots page."""
+
+    nickname: str
+    rating: float
+    rd: float
+    active: int
+    max_matches: int
+
+
+async def list_bots(sessions: async_sessionmaker[AsyncSession]) -> list[BotListing]:
+    async with sessions() as session:
+        rows = (await session.execute(
+            select(User, BotAccount).join(BotAccount, BotAccount.user_id == User.id)
+            .order_by(User.rating.desc()).limit(200))).all()
+        out = []
+        for user, bot in rows:
+            out.append(BotListing(user.nickname, user.rating, user.rating_deviation,
+                                  await active_matches(session, user.id), bot.max_matches))
+    return out
+
+
+# ---------------------------------------------------------------------- tokens
+async def create_token(sessions: async_sessionmaker[AsyncSession], user_id: int,
+                       label: str = "") -> str:
+    """A new API token for the bot ``user_id``: the token itself (shown once)."""
+    label = label.strip()[:40]
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    async with sessions() as session, session.begin():
+        if await bot_account(session, user_id) is None:
+            raise BotApiError("not_bot", "only a bot account has API tokens", 403)
+        live = await session.scalar(
+            select(func.count()).select_from(ApiToken)
+            .where(ApiToken.user_id == user_id, ApiToken.revoked_at.is_(None)))
+        if int(live or 0) >= MAX_TOKENS:
+            raise BotApiError("too_many_tokens", f"at most {MAX_TOKENS} live tokens", 409)
+        session.add(ApiToken(user_id=user_id, token_hash=hash_token(token),
+                             prefix=token[:len(TOKEN_PREFIX) + 4], label=label))
+    return token
+
+
+async def list_tokens(sessions: async_sessionmaker[AsyncSession],
+                      user_id: int) -> list[ApiToken]:
+    async with sessions() as session:
+        return list(await session.scalars(
+            select(ApiToken).where(ApiToken.user_id == user_id)
+            .order_by(ApiToken.revoked_at.is_not(None), ApiToken.id.desc())))
+
+
+async def revoke_token(sessions: async_sessionmaker[AsyncSession], broker: Broker | None,
+                       user_id: int, token_id: int) -> bool:
+    """Revoke one of the user's tokens; its open streams end at once on every process."""
+    async with sessions() as session, session.begin():
+        row = await session.get(ApiToken, token_id)
+        if row is None or row.user_id != user_id or row.revoked_at is not None:
+            return False
+        row.revoked_at = utcnow()
+        hashed = row.token_hash
+    if broker is not None:
+        try:
+            await broker.publish(TOKEN_REVOKED_TOPIC, {"token_hash": hashed})
+        except Exception:  # every request re-checks the token anyway
+            log.exception("publishing a token revocation failed")
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class BotCaller:
+    """Who an API request comes from."""
+
+    user_id: int
+    nickname: str
+    token_hash: str
+
+
+async def authenticate(sessions: async_sessionmaker[AsyncSession],
+                       token: str | None) -> BotCaller:
+    """The bot a bearer token belongs to; BotApiError 401 for a missing, unknown or revoked
+    token, 403 for an account that is no longer a bot."""
+    if not token or len(token) > MAX_TOKEN or not token.startswith(TOKEN_PREFIX):
+        raise BotApiError("unauthorized", "send 'Authorization: Bearer <token>' with a bot "
+                          "API token", 401)
+    hashed = hash_token(token)
+    async with sessions() as session:
+        found = (await session.execute(
+            select(ApiToken.revoked_at, User.id, User.nickname)
+            .join(User, User.id == ApiToken.user_id)
+            .where(ApiToken.token_hash == hashed))).first()
+    if found is None:
+        raise BotApiError("unauthorized", "unknown token", 401)
+    if found[0] is not None:
+        raise BotApiError("revoked", "this token was revoked", 401)
+    return BotCaller(int(found[1]), str(found[2]), hashed)
+
+
+async def token_is_live(sessions: async_sessionmaker[AsyncSession], hashed: str) -> bool:
+    async with sessions() as session:
+        found = await session.scalar(select(ApiToken.id).where(
+            ApiToken.token_hash == hashed, ApiToken.revoked_at.is_(None)))
+    return found is not None
+
+
+async def session_user_is_bot(sessions: async_sessionmaker[AsyncSession],
+                              session_token_hash: str) -> bool:
+    """Whether the live session with this token hash belongs to a bot account."""
+    async with sessions() as session:
+        found = await session.scalar(
+            select(BotAccount.user_id).join(SessionRow, SessionRow.user_id == BotAccount.user_id)
+            .where(SessionRow.token_hash == session_token_hash,
+                   SessionRow.revoked_at.is_(None)))
+    return found is not None
+
+
+# ---------------------------------------------------------------------- challenges
+def challenge_json(row: Challenge, challenger: str, target: str,
+                   bots: set[int]) -> dict[str, Any]:
+    return {"id": row.id, "status": row.status,
+            "challenger": {"name": challenger, "bot": row.challenger_id in bots},
+            "target": {"name": target, "bot": row.target_id in bots},
+            "rules": {"target": row.target, "bazaar": row.bazaar}, "rated": row.rated,
+            "match_id": row.match_id}
+
+
+class Challenges:
+    """Challenges between players, and the bot events of their matches."""
+
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], broker: Broker,
+                 play: PlayService) -> None:
+        self._sessions = sessions
+        self._broker = broker
+        self._play = play
+        self._announced: OrderedDict[str, None] = OrderedDict()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def _publish(self, user_id: int, event: dict[str, Any]) -> None:
+        try:
+            await self._broker.publish(user_topic(user_id), event)
+        except Exception:
+            log.exception("publishing a bot event failed")
+
+    async def describe(self, session: AsyncSession, row: Challenge) -> dict[str, Any]:
+        users = {u.id: u for u in await session.scalars(
+            select(User).where(User.id.in_({row.challenger_id, row.target_id})))}
+        bots = await bot_ids(session, [row.challenger_id, row.target_id])
+        return challenge_json(row, users[row.challenger_id].nickname,
+                              users[row.target_id].nickname, bots)
+
+    async def create(self, challenger: User | BotCaller, nickname: object, body: dict[str, Any]
+                     ) -> dict[str, Any]:
+        """A pending challenge from ``challenger`` to the registered player ``nickname``
+        with ``body`` {target, bazaar, rated}; the target's stream hears of it."""
+        if not isinstance(nickname, str) or not nickname.strip() or len(nickname) > 64:
+            raise BotApiError("not_found", "no such player", 404)
+        rated = body.get("rated", False)
+        try:
+            settings = MatchSettings.parse(body.get("target", 75), body.get("bazaar", "draw"),
+                                           rated)
+        except BadSettings as exc:
+            raise BotApiError("bad_settings", str(exc)) from None
+        me = challenger.user_id if isinstance(challenger, BotCaller) else challenger.id
+        async with self._sessions() as session, session.begin():
+            me_user = await session.get(User, me)
+            target = await find_registered(session, nickname)
+            if me_user is None or target is None:
+                raise BotApiError("not_found", "no such player", 404)
+            if target.id == me:
+                raise BotApiError("self", "you cannot challenge yourself", 400)
+            bots = await bot_ids(session, [me, target.id])
+            if not bots:
+                raise BotApiError("no_bot", "challenges are to or from a bot", 400)
+            if settings.rated and len(bots) == 2:
+                raise BotApiError("bots_casual", "matches between two bots are casual only")
+            if settings.rated and me_user.kind != REGISTERED:
+                raise BotApiError("rated_only", "guests play casual matches only", 403)
+            pending = await session.scalar(
+                select(func.count()).select_from(Challenge)
+                .where(Challenge.challenger_id == me, Challenge.status == "pending"))
+            if int(pending or 0) >= MAX_PENDING:
+                raise BotApiError("too_many_challenges",
+                                  f"at most {MAX_PENDING} pending challenges", 429)
+            row = Challenge(id=secrets.token_urlsafe(9), challenger_id=me, target_id=target.id,
+                            target=settings.target, bazaar=settings.bazaar,
+                            rated=settings.rated, status="pending")
+            session.add(row)
+            await session.flush()
+            described = challenge_json(row, me_user.nickname, target.nickname, bots)
+        await self._publish(row.target_id, {"type": "challenge", "challenge": described})
+        return described
+
+    async def get(self, challenge_id: str) -> dict[str, Any]:
+        async with self._sessions() as session:
+            row = await session.get(Challenge, challenge_id[:24])
+            if row is None:
+                raise BotApiError("not_found", "no such challenge", 404)
+            return await self.describe(session, row)
+
+    async def involves(self, challenge_id: str, user_id: int) -> bool:
+        async with self._sessions() as session:
+            row = await session.get(Challenge, challenge_id[:24])
+        return row is not None and user_id in (row.challenger_id, row.target_id)
+
+    async def incoming(self, user_id: int) -> list[dict[str, Any]]:
+        """The pending challenges to ``user_id``, oldest first."""
+        async with self._sessions() as session:
+            rows = list(await session.scalars(
+                select(Challenge).where(Challenge.target_id == user_id,
+                                        Challenge.status == "pending")
+                .order_by(Challenge.created_at)))
+            return [await self.describe(session, r) for r in rows]
+
+    async def accept(self, challenge_id: str, user_id: int) -> str:
+        """The target accepts: the match starts (both players' streams hear ``match_start``);
+        its id."""
+        async with self._sessions() as session, session.begin():
+            row = await session.get(Challenge, challenge_id[:24])
+            if row is None or user_id not in (row.challenger_id, row.target_id):
+                raise BotApiError("not_found", "no such challenge", 404)
+            if row.target_id != user_id:
+                raise BotApiError("not_target", "only the challenged player accepts", 403)
+            if row.status != "pending":
+                raise BotApiError("not_pending", f"the challenge is {row.status}", 409)
+            users = {u.id: u for u in await session.scalars(
+                select(User).where(User.id.in_({row.challenger_id, row.target_id})))}
+            for uid in (row.challenger_id, row.target_id):
+                bot = await bot_account(session, uid)
+                if bot is not None and await active_matches(session, uid) >= bot.max_matches:
+                    raise BotApiError("too_many_matches", f"{users[uid].nickname} plays "
+                                      f"{bot.max_matches} matches at once already", 409)
+            claimed = await session.execute(
+                update(Challenge).where(Challenge.id == row.id, Challenge.status == "pending")
+                .values(status="accepted"))
+            if not claimed.rowcount:  # type: ignore[attr-defined]
+                raise BotApiError("not_pending", "the challenge was answered meanwhile", 409)
+            challenger, target = users[row.challenger_id], users[row.target_id]
+            settings = (row.target, row.bazaar, row.rated)
+        try:
+            match_id, _token = await self._play.create_match(
+                challenger.id, challenger.nickname, "player", settings[0], settings[1],
+                rated=settings[2], opponent_user=(target.id, target.nickname))
+        except Exception:
+            async with self._sessions() as session, session.begin():
+                await session.execute(update(Challenge).where(Challenge.id == row.id)
+                                      .values(status="failed"))
+            raise
+        async with self._sessions() as session, session.begin():
+            await session.execute(update(Challenge).where(Challenge.id == row.id)
+                                  .values(match_id=match_id))
+        for seat, (me, other) in enumerate(((challenger, target), (target, challenger))):
+            await self._publish(me.id, {"type": "match_start", "match": {
+                "id": match_id, "challenge_id": row.id, "seat": seat,
+                "opponent": other.nickname, "rules": {"target": settings[0],
+                                                      "bazaar": settings[1]},
+                "rated": settings[2]}})
+        return match_id
+
+    async def decline(self, challenge_id: str, user_id: int) -> None:
+        """The target declines, or the challenger cancels, a pending challenge."""
+        async with self._sessions() as session, session.begin():
+            row = await session.get(Challenge, challenge_id[:24])
+            if row is None or user_id not in (row.challenger_id, row.target_id):
+                raise BotApiError("not_found", "no such challenge", 404)
+            status = "declined" if user_id == row.target_id else "cancelled"
+            done = await session.execute(
+                update(Challenge).where(Challenge.id == row.id, Challenge.status == "pending")
+                .values(status=status))
+            if not done.rowcount:  # type: ignore[attr-defined]
+                raise BotApiError("not_pending", f"the challenge is {row.status}", 409)
+        other = row.challenger_id if status == "declined" else row.target_id
+        await self._publish(other, {"type": f"challenge_{status}",
+                                    "challenge": {"id": row.id}})
+
+    async def active_of(self, user_id: int) -> list[dict[str, Any]]:
+        """``match_start`` events for every unfinished match of ``user_id`` (a stream that
+        (re)connects hears of them first)."""
+        async with self._sessions() as session:
+            rows = list(await session.scalars(
+                select(MatchRow).where(
+                    or_(MatchRow.seat0_user_id == user_id, MatchRow.seat1_user_id == user_id),
+                    MatchRow.status.in_(ACTIVE)).order_by(MatchRow.created_at)))
+            others = [r.seat1_user_id if r.seat0_user_id == user_id else r.seat0_user_id
+                      for r in rows]
+            names = {u.id: u.nickname for u in await session.scalars(
+                select(User).where(User.id.in_({o for o in others if o is not None})))}
+        return [{"type": "match_start", "match": {
+            "id": r.id, "challenge_id": None, "seat": 0 if r.seat0_user_id == user_id else 1,
+            "opponent": names.get(o) if o is not None else None,
+            "rules": {"target": r.target, "bazaar": r.bazaar}, "rated": r.rated}}
+            for r, o in zip(rows, others, strict=True)]
+
+    def after_commit(self, live: LiveMatch) -> None:
+        """A commit hook of the play service: tell each seated user's stream once that a
+        match is over (bots are told; nobody else listens)."""
+        if live.status != "finished" or live.id in self._announced or live.match is None:
+            return
+        self._announced[live.id] = None
+        while len(self._announced) > 5000:
+            self._announced.popitem(last=False)
+        match = live.match
+        for seat, who in enumerate(live.seats):
+            if who.user_id is None:
+                continue
+            event = {"type": "match_over", "match": {
+                "id": live.id, "seat": seat, "winner": match.winner,
+                "reason": match.forfeit_reason or "points",
+                "score": list(match.scores)}}
+            self._play_task(who.user_id, event)
+
+    def _play_task(self, user_id: int, event: dict[str, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(self._publish(user_id, event))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

@@ -1,0 +1,663 @@
+"""The bot API, version 1 (docs/bot-api.md): JSON over HTTP under ``/api/``, long-lived
+streams as NDJSON, a bearer token per bot; and the pages around it: the bot settings page
+(``/settings/bot``), the Bots page (``/bots``) where people challenge bots, and a challenge's
+waiting page.
+
+:func:`install` adds all of it to the app: the routes, a guard that keeps bot accounts off the
+pages and sockets people play with, and, in the app's lifespan, the challenge service (a
+commit hook of the play service: ``match_over`` events) and the subscription that ends a
+revoked token's open streams at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+import logging
+import os
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any, cast
+
+import anyio
+from fastapi import APIRouter, FastAPI, Form, Request
+from fastapi.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
+from limits import RateLimitItem
+from limits.aio.storage import Storage as AsyncStorage
+from limits.aio.strategies import MovingWindowRateLimiter
+from limits.storage import storage_from_string
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from kva.service import NotFound, PlayError
+from kva.service import botapi as bots
+from kva.service.botapi import BotApiError, BotCaller, Challenges
+from kva.service.play import topic, viewer_key
+from kva.service.ratelimit import parse_limits
+from kva.service.sessions import COOKIE, MAX_COOKIE, token_hash
+from kva.storage.botapi import BotAccount
+from kva.web.pages import error_page
+from kva.web.render import render
+from kva.web.services import services
+
+log = logging.getLogger(__name__)
+router = APIRouter()
+
+#: The API's version (every route is under ``/api/``; a later version gets ``/api/v2/``).
+API_VERSION = 1
+#: The largest request body accepted (the WebSocket's frame limit).
+MAX_BODY = 4096
+#: An empty line goes down every open stream this often, so proxies and clients see it alive.
+HEARTBEAT_S = float(os.environ.get("KVA_BOT_HEARTBEAT", "10") or 10)
+#: Requests per token (``limits`` notation); ``KVA_BOT_API_RATE`` overrides.
+DEFAULT_RATE = "30/second;1200/minute"
+#: HTTP status of each play-service refusal (the WebSocket's codes).
+PLAY_STATUS = {"stale": 409, "not_your_turn": 409, "over": 409, "illegal": 422,
+               "not_seated": 403, "bad_seed": 400}
+_REVOKED = object()
+NDJSON = "application/x-ndjson"
+
+
+def _error(code: str, message: str, status: int,
+           headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"type": "error", "code": code, "message": message}, status,
+                        headers=headers)
+
+
+def _line(message: Any) -> bytes:
+    return (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+
+
+class BotApi:
+    """Per-app state: the challenge service, the rate limiter, and the open streams of each
+    token (ended at once when it is revoked)."""
+
+    def __init__(self, challenges: Challenges, storage_url: str) -> None:
+        self.challenges = challenges
+        self.rate: list[RateLimitItem] = parse_limits(
+            "KVA_BOT_API_RATE", os.environ.get("KVA_BOT_API_RATE") or DEFAULT_RATE)
+        storage: AsyncStorage
+        if storage_url.startswith(("redis://", "rediss://")):
+            storage = cast(AsyncStorage, storage_from_string(
+                "async+" + storage_url, implementation="redispy", key_prefix="kva-botapi"))
+        else:
+            storage = cast(AsyncStorage, storage_from_string("async+memory://"))
+        self._limiter = MovingWindowRateLimiter(storage)
+        self.streams: dict[str, set[asyncio.Queue[Any]]] = {}
+        self._watch: asyncio.Task[None] | None = None
+
+    async def allowed(self, token_hash_: str) -> int | None:
+        """None if the token may make one more request now, else seconds to wait."""
+        for item in self.rate:
+            if not await self._limiter.hit(item, "botapi", token_hash_):
+                stats = await self._limiter.get_window_stats(item, "botapi", token_hash_)
+                return max(1, int(stats.reset_time - time.time()) + 1)
+        return None
+
+    def open_stream(self, hashed: str) -> asyncio.Queue[Any]:
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        self.streams.setdefault(hashed, set()).add(queue)
+        return queue
+
+    def close_stream(self, hashed: str, queue: asyncio.Queue[Any]) -> None:
+        queues = self.streams.get(hashed)
+        if queues is not None:
+            queues.discard(queue)
+            if not queues:
+                del self.streams[hashed]
+
+    async def start(self, app: FastAPI) -> None:
+        sub = await services(app).broker.subscribe(bots.TOKEN_REVOKED_TOPIC)
+
+        async def watch() -> None:
+            try:
+                async for note in sub:
+                    for queue in self.streams.get(str(note.get("token_hash")), set()):
+                        queue.put_nowait(_REVOKED)
+            finally:
+                await sub.close()
+
+        self._watch = asyncio.create_task(watch())
+
+    async def stop(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._watch
+
+
+def _api(request: Request) -> BotApi:
+    found = getattr(request.app.state, "botapi", None)
+    if not isinstance(found, BotApi):
+        raise RuntimeError("the bot API is not running")
+    return found
+
+
+# ---------------------------------------------------------------------- request plumbing
+async def _caller(request: Request) -> BotCaller:
+    """The bot behind the request's bearer token, counted against its rate limit."""
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    caller = await bots.authenticate(services(request).sessions,
+                                     token.strip() if scheme.lower() == "bearer" else None)
+    async with services(request).sessions() as session:
+        if await session.get(BotAccount, caller.user_id) is None:
+            raise BotApiError("not_bot", "this account is not a bot", 403)
+    wait = await _api(request).allowed(caller.token_hash)
+    if wait is not None:
+        raise BotApiError("rate_limited", f"too many requests; try again in {wait} s", 429)
+    return caller
+
+
+async def _body(request: Request, fields: dict[str, tuple[type, ...]],
+                required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The request's JSON object: at most :data:`MAX_BODY` bytes, only ``fields`` (each of
+    its types), ``required`` ones present. An empty body is ``{}``."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+        raise BotApiError("too_big", f"a request body may be at most {MAX_BODY} bytes", 413)
+    data = b""
+    async for chunk in request.stream():
+        data += chunk
+        if len(data) > MAX_BODY:
+            raise BotApiError("too_big", f"a request body may be at most {MAX_BODY} bytes",
+                              413)
+    if not data.strip():
+        parsed: Any = {}
+    else:
+        try:
+            parsed = json.loads(data.decode("utf-8"))
+        except (ValueError, RecursionError):
+            raise BotApiError("bad_json", "the body is not valid JSON") from None
+    if not isinstance(parsed, dict):
+        raise BotApiError("bad_json", "the body must be a JSON object")
+    unknown = sorted(set(parsed) - set(fields))
+    if unknown:
+        raise BotApiError("unknown_field", f"unknown field {unknown[0]!r}; allowed: "
+                          + ", ".join(sorted(fields)))
+    for name in required:
+        if name not in parsed:
+            raise BotApiError("missing_field", f"field {name!r} is required")
+    for name, value in parsed.items():
+        types = fields[name]
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            kinds = " or ".join("boolean" if t is bool else "integer" if t is int else
+                                "string" if t is str else "object" for t in types)
+            raise BotApiError("bad_type", f"field {name!r} must be {kinds}")
+    return cast(dict[str, Any], parsed)
+
+
+def _json_route(handler: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Response]]:
+    """Run ``handler``; its refusals become JSON errors with their HTTP status."""
+
+    @functools.wraps(handler)
+    async def run(*args: Any, **kwargs: Any) -> Response:
+        try:
+            result = await handler(*args, **kwargs)
+        except BotApiError as exc:
+            headers = None
+            if exc.code == "rate_limited":
+                headers = {"Retry-After": exc.message.split()[-2]}
+            return _error(exc.code, exc.message, exc.status, headers)
+        except PlayError as exc:
+            return _error(exc.code, exc.message, PLAY_STATUS.get(exc.code, 400))
+        except NotFound:
+            return _error("not_found", "no such match", 404)
+        if isinstance(result, Response):
+            return result
+        return JSONResponse(result)
+
+    return run
+
+
+async def _seat(request: Request, caller: BotCaller, match_id: str) -> int:
+    """The caller's seat in the match: 404 for an unknown match, 403 ``not_seated``."""
+    if len(match_id) > 24:
+        raise NotFound(match_id)
+    info = await services(request).play.info(match_id, caller.user_id)
+    if info.seat is None:
+        raise PlayError("not_seated", "you are not a player of this match")
+    return info.seat
+
+
+# ---------------------------------------------------------------------- the API
+@router.get("/api")
+async def api_root() -> Response:
+    """What this API is."""
+    return JSONResponse({"api": "kva bot API", "version": API_VERSION,
+                         "docs": "docs/bot-api.md"})
+
+
+@router.get("/api/account")
+@_json_route
+async def api_account(request: Request) -> dict[str, Any]:
+    """The bot's own account."""
+    caller = await _caller(request)
+    async with services(request).sessions() as session:
+        bot = await session.get(BotAccount, caller.user_id)
+        active = await bots.active_matches(session, caller.user_id)
+    return {"name": caller.nickname, "bot": True, "api_version": API_VERSION,
+            "max_matches": bot.max_matches if bot else 0, "active_matches": active}
+
+
+@router.post("/api/challenge/{nickname}")
+@_json_route
+async def api_challenge(request: Request, nickname: str) -> Response:
+    """Challenge a player or another bot."""
+    caller = await _caller(request)
+    body = await _body(request, {"target": (int,), "bazaar": (str,), "rated": (bool,)})
+    made = await _api(request).challenges.create(caller, nickname, body)
+    return JSONResponse(made, 201)
+
+
+@router.post("/api/challenge/{challenge_id}/accept")
+@_json_route
+async def api_accept(request: Request, challenge_id: str) -> dict[str, Any]:
+    caller = await _caller(request)
+    await _body(request, {})
+    match_id = await _api(request).challenges.accept(challenge_id, caller.user_id)
+    return {"ok": True, "match_id": match_id}
+
+
+@router.post("/api/challenge/{challenge_id}/decline")
+@_json_route
+async def api_decline(request: Request, challenge_id: str) -> dict[str, Any]:
+    caller = await _caller(request)
+    await _body(request, {})
+    await _api(request).challenges.decline(challenge_id, caller.user_id)
+    return {"ok": True}
+
+
+@router.get("/api/challenge/{challenge_id}")
+@_json_route
+async def api_challenge_status(request: Request, challenge_id: str) -> dict[str, Any]:
+    caller = await _caller(request)
+    challenges = _api(request).challenges
+    if not await challenges.involves(challenge_id, caller.user_id):
+        raise BotApiError("not_found", "no such challenge", 404)
+    return await challenges.get(challenge_id)
+
+
+@router.post("/api/bot/match/{match_id}/action")
+@_json_route
+async def api_action(request: Request, match_id: str) -> dict[str, Any]:
+    """One action at a version, exactly as the WebSocket's ``action`` message."""
+    caller = await _caller(request)
+    body = await _body(request, {"version": (int,), "action": (dict,)},
+                       required=("version", "action"))
+    await services(request).play.act(match_id[:24], caller.user_id, body["version"],
+                                     body["action"])
+    return {"ok": True}
+
+
+@router.post("/api/bot/match/{match_id}/resign")
+@_json_route
+async def api_resign(request: Request, match_id: str) -> dict[str, Any]:
+    caller = await _caller(request)
+    await _body(request, {})
+    await services(request).play.resign(match_id[:24], caller.user_id)
+    return {"ok": True}
+
+
+@router.post("/api/bot/match/{match_id}/seed")
+@_json_route
+async def api_seed(request: Request, match_id: str) -> dict[str, Any]:
+    """The seat's kva-fair/1 client seed (optional: the server chooses one after
+    ``KVA_SEED_WAIT``)."""
+    caller = await _caller(request)
+    body = await _body(request, {"seed": (str,)}, required=("seed",))
+    await services(request).play.seed(match_id[:24], caller.user_id, body["seed"])
+    return {"ok": True}
+
+
+class _Watcher:
+    """A match stream as the play service's watchers see it (the seat it views as)."""
+
+    __slots__ = ("seat",)
+
+    def __init__(self, seat: int | None) -> None:
+        self.seat = seat
+
+
+@router.get("/api/bot/match/{match_id}/stream")
+@_json_route
+async def api_match_stream(request: Request, match_id: str) -> Response:
+    """This seat's states, one JSON line per version: the WebSocket's ``state`` messages."""
+    caller = await _caller(request)
+    seat = await _seat(request, caller, match_id)
+    return StreamingResponse(_match_lines(request, caller, match_id, seat),
+                             media_type=NDJSON, headers={"Cache-Control": "no-store",
+                                                         "X-Accel-Buffering": "no"})
+
+
+async def _match_lines(request: Request, caller: BotCaller, match_id: str,
+                       seat: int) -> AsyncIterator[bytes]:
+    svc = services(request)
+    api = _api(request)
+    queue = api.open_stream(caller.token_hash)
+    sub = await svc.broker.subscribe(topic(match_id))
+    watcher = _Watcher(seat)
+    svc.play.watchers.add(match_id, watcher)
+    key = viewer_key(seat)
+
+    async def pump() -> None:
+        async for raw in sub:
+            if "presence" in raw:
+                svc.presence.note(match_id, raw["presence"])
+            states = raw.get("states")
+            text = states.get(key) if isinstance(states, dict) else None
+            if text is not None:
+                queue.put_nowait((raw["version"], text, raw.get("status")))
+
+    relay = asyncio.create_task(pump())
+    connected = False
+    try:
+        state = await svc.play.state_for(match_id, caller.user_id)
+        over = state["status"] in ("finished", "cancelled")
+        await svc.presence.connected(match_id, seat, over=over)
+        connected = True
+        sent = int(state["version"])
+        yield _line(state)
+        if over:
+            return
+        while True:
+            try:
+                item = await asyncio.wait_for(queue.get(), HEARTBEAT_S)
+            except TimeoutError:
+                if not await bots.token_is_live(svc.sessions, caller.token_hash):
+                    item = _REVOKED
+                else:
+                    yield b"\n"
+                    continue
+            if item is _REVOKED:
+                yield _line({"type": "error", "code": "revoked",
+                             "message": "this token was revoked"})
+                return
+            version, text, status = item
+            if version > sent:
+                sent = version
+                yield text.encode() + b"\n"
+            if status in ("finished", "cancelled"):
+                svc.presence.match_over(match_id)
+                return
+    finally:
+        with anyio.CancelScope(shield=True):
+            api.close_stream(caller.token_hash, queue)
+            svc.play.watchers.discard(match_id, watcher)
+            relay.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await relay
+            await sub.close()
+            if connected:
+                await svc.presence.disconnected(match_id, seat)
+
+
+@router.get("/api/bot/stream")
+@_json_route
+async def api_stream(request: Request) -> Response:
+    """The bot's events: ``match_start`` for each match in progress and ``challenge`` for
+    each pending challenge at once, then every new one, ``challenge_declined``,
+    ``challenge_cancelled`` and ``match_over``."""
+    caller = await _caller(request)
+    return StreamingResponse(_event_lines(request, caller), media_type=NDJSON,
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+async def _event_lines(request: Request, caller: BotCaller) -> AsyncIterator[bytes]:
+    svc = services(request)
+    api = _api(request)
+    queue = api.open_stream(caller.token_hash)
+    sub = await svc.broker.subscribe(bots.user_topic(caller.user_id))
+
+    async def pump() -> None:
+        async for raw in sub:
+            queue.put_nowait(raw)
+
+    relay = asyncio.create_task(pump())
+    try:
+        for event in await api.challenges.active_of(caller.user_id):
+            yield _line(event)
+        for challenge in await api.challenges.incoming(caller.user_id):
+            yield _line({"type": "challenge", "challenge": challenge})
+        while True:
+            try:
+                item = await asyncio.wait_for(queue.get(), HEARTBEAT_S)
+            except TimeoutError:
+                if not await bots.token_is_live(svc.sessions, caller.token_hash):
+                    item = _REVOKED
+                else:
+                    yield b"\n"
+                    continue
+            if item is _REVOKED:
+                yield _line({"type": "error", "code": "revoked",
+                             "message": "this token was revoked"})
+                return
+            yield _line(item)
+    finally:
+        with anyio.CancelScope(shield=True):
+            api.close_stream(caller.token_hash, queue)
+            relay.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await relay
+            await sub.close()
+
+
+@router.api_route("/api/bot/{rest:path}", methods=["GET", "POST", "PUT", "DELETE", "PATCH"])
+async def api_unknown(rest: str) -> Response:
+    return _error("not_found", "no such API endpoint (see docs/bot-api.md)", 404)
+
+
+# ---------------------------------------------------------------------- pages
+def _registered(request: Request) -> Any:
+    user = getattr(request.state, "user", None)
+    return user if user is not None and user.kind == "registered" else None
+
+
+async def _settings_page(request: Request, status: int = 200,
+                         new_token: str | None = None, error: str | None = None) -> Response:
+    user = _registered(request)
+    if user is None:
+        return RedirectResponse("/login?next=/settings/bot", 303)
+    sessions = services(request).sessions
+    async with sessions() as session:
+        bot = await session.get(BotAccount, user.id)
+        played = await bots.matches_played(session, user.id)
+    tokens = await bots.list_tokens(sessions, user.id) if bot is not None else []
+    return render(request, "bot_settings.html", {
+        "bot": bot, "played": played, "tokens": tokens, "new_token": new_token,
+        "error": error, "max_max": bots.MAX_MAX_MATCHES}, status_code=status)
+
+
+@router.get("/settings/bot")
+async def bot_settings(request: Request) -> Response:
+    return await _settings_page(request)
+
+
+@router.post("/settings/bot/enable")
+async def bot_enable(request: Request) -> Response:
+    user = _registered(request)
+    if user is None:
+        return RedirectResponse("/login?next=/settings/bot", 303)
+    try:
+        await bots.make_bot(services(request).sessions, user)
+    except BotApiError as exc:
+        return await _settings_page(request, exc.status, error=exc.code)
+    return RedirectResponse("/settings/bot", 303)
+
+
+@router.post("/settings/bot/tokens")
+async def bot_new_token(request: Request, label: str = Form("")) -> Response:
+    user = _registered(request)
+    if user is None:
+        return RedirectResponse("/login?next=/settings/bot", 303)
+    try:
+        token = await bots.create_token(services(request).sessions, user.id, label)
+    except BotApiError as exc:
+        return await _settings_page(request, exc.status, error=exc.code)
+    response = await _settings_page(request, new_token=token)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@router.post("/settings/bot/tokens/{token_id}/revoke")
+async def bot_revoke_token(request: Request, token_id: int) -> Response:
+    user = _registered(request)
+    if user is None:
+        return RedirectResponse("/login?next=/settings/bot", 303)
+    svc = services(request)
+    await bots.revoke_token(svc.sessions, svc.broker, user.id, token_id)
+    return RedirectResponse("/settings/bot", 303)
+
+
+@router.post("/settings/bot/limit")
+async def bot_limit(request: Request, max_matches: str = Form("")) -> Response:
+    user = _registered(request)
+    if user is None:
+        return RedirectResponse("/login?next=/settings/bot", 303)
+    try:
+        await bots.set_max_matches(services(request).sessions, user.id, max_matches)
+    except BotApiError as exc:
+        return await _settings_page(request, exc.status, error=exc.code)
+    return RedirectResponse("/settings/bot", 303)
+
+
+@router.get("/bots")
+async def bots_page(request: Request, error: str | None = None) -> Response:
+    user = getattr(request.state, "user", None)
+    listed = await bots.list_bots(services(request).sessions)
+    incoming = (await _api(request).challenges.incoming(user.id)) if user is not None else []
+    return render(request, "bots.html", {
+        "bots": listed, "incoming": incoming, "registered": _registered(request) is not None,
+        "error": error, "targets": (75, 175, 255, 355)})
+
+
+@router.post("/bots/{nickname}/challenge")
+async def bots_challenge(request: Request, nickname: str, target: str = Form("75"),
+                         bazaar: str = Form("draw"), rated: str = Form("")) -> Response:
+    from kva.web.identity import ensure_user
+
+    user = await ensure_user(request)
+    body = {"target": int(target) if target.isdigit() else target, "bazaar": bazaar,
+            "rated": rated == "1"}
+    try:
+        made = await _api(request).challenges.create(user, nickname, body)
+    except BotApiError as exc:
+        return await bots_page_error(request, exc)
+    return RedirectResponse(f"/challenges/{made['id']}", 303)
+
+
+async def bots_page_error(request: Request, exc: BotApiError) -> Response:
+    response = await bots_page(request, error=exc.code)
+    response.status_code = exc.status
+    return response
+
+
+@router.get("/challenges/{challenge_id}")
+async def challenge_page(request: Request, challenge_id: str) -> Response:
+    """The challenger waits here (the page reloads itself) until the bot answers."""
+    user = getattr(request.state, "user", None)
+    challenges = _api(request).challenges
+    if user is None or not await challenges.involves(challenge_id, user.id):
+        return error_page(request, 404, None)
+    described = await challenges.get(challenge_id)
+    if described["status"] == "accepted" and described["match_id"]:
+        return RedirectResponse(f"/m/{described['match_id']}", 303)
+    return render(request, "challenge.html", {"challenge": described})
+
+
+@router.post("/challenges/{challenge_id}/{answer}")
+async def challenge_answer(request: Request, challenge_id: str, answer: str) -> Response:
+    """A person accepts or declines a bot's challenge (or cancels their own)."""
+    user = getattr(request.state, "user", None)
+    if user is None or answer not in ("accept", "decline"):
+        return error_page(request, 404, None)
+    challenges = _api(request).challenges
+    try:
+        if answer == "accept":
+            match_id = await challenges.accept(challenge_id, user.id)
+            return RedirectResponse(f"/m/{match_id}", 303)
+        await challenges.decline(challenge_id, user.id)
+    except BotApiError as exc:
+        return await bots_page_error(request, exc)
+    return RedirectResponse("/bots", 303)
+
+
+# ---------------------------------------------------------------------- the guard
+#: What a bot account may not open with its browser session: the ways to start, join and
+#: play matches (it plays through the API).
+_GUARDED_HTTP = (("POST", "/matches"), ("POST", "/t/"), ("GET", "/t/"), ("POST", "/lobby/"),
+                 ("GET", "/quick"), ("POST", "/bots/"))
+_GUARDED_WS = ("/ws/m/", "/ws/quick")
+
+
+class BotWebGuard:
+    """Refuses bot accounts' browser sessions on the pages and sockets people play with:
+    403 for those pages and forms, a refused handshake (close 4403) for match and quick-game
+    sockets. Costs one query only on those paths, and only with a session cookie."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        path = str(scope.get("path", ""))
+        guarded = (kind == "websocket" and path.startswith(_GUARDED_WS)) or (
+            kind == "http" and any(scope.get("method") == m and path.startswith(p)
+                                   for m, p in _GUARDED_HTTP))
+        if guarded and await self._is_bot(scope):
+            if kind == "websocket":
+                await receive()  # websocket.connect
+                await send({"type": "websocket.close", "code": 4403})
+                return
+            body = json.dumps({"type": "error", "code": "bot_account",
+                               "message": "bot accounts play through the bot API"}).encode()
+            await send({"type": "http.response.start", "status": 403, "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self.app(scope, receive, send)
+
+    async def _is_bot(self, scope: Scope) -> bool:
+        cookie = None
+        for name, value in scope.get("headers", []):
+            if name == b"cookie":
+                for part in value.decode("latin-1").split(";"):
+                    key, _, val = part.strip().partition("=")
+                    if key == COOKIE:
+                        cookie = val
+        if not cookie or len(cookie) > MAX_COOKIE:
+            return False
+        app = scope.get("app")
+        if app is None or getattr(app.state, "services", None) is None:
+            return False
+        return await bots.session_user_is_bot(services(app).sessions, token_hash(cookie))
+
+
+# ---------------------------------------------------------------------- wiring
+def install(app: FastAPI) -> None:
+    """Add the bot API to ``app``: routes, the guard, and its services in the lifespan."""
+    app.include_router(router)
+    app.add_middleware(BotWebGuard)
+    inner = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(app_: Any) -> AsyncIterator[Any]:
+        async with inner(app_) as state:
+            svc = services(app)
+            challenges = Challenges(svc.sessions, svc.broker, svc.play)
+            svc.play.commit_hooks.append(challenges.after_commit)
+            api = BotApi(challenges, svc.settings.rate_limit_storage)
+            app.state.botapi = api
+            await api.start(app)
+            try:
+                yield state
+            finally:
+                await api.stop()
+
+    app.router.lifespan_context = lifespan
+
+
+__all__ = ["API_VERSION", "BotApi", "BotWebGuard", "install", "router"]
