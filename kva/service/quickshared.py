@@ -17,7 +17,10 @@ Used instead of :class:`kva.service.quickgame.QuickGame` when the broker is Redi
   created once, by the process that claimed it;
 * ``<prefix>result:<search id>``: the outcome (``{"match_id": ...}`` or ``{"error": ...}``),
   kept a minute. The outcome is also published on the broker topic ``quick:<origin>``, so the
-  searcher's process tells its socket at once; the key is the fallback its ticks read.
+  searcher's process tells its socket at once; the key is the fallback its ticks read. The
+  claim itself writes ``{"pending": 1}`` there: a search out of the queue with no outcome once
+  that mark has run out (its claimer died before creating the match), or that expired while its
+  process stalled, is put back by its process, still waiting since when it began.
 
 Wall-clock time (``time.time``) is the clock, since the processes share it.
 """
@@ -74,8 +77,9 @@ if redis.call('HGET', KEYS[3], ARGV[2]) == ARGV[1] then
 end
 return 1
 """
-# KEYS: alive, search, owner. ARGV: now (ms), id a, user a, id b, user b.
-# Both searches still waiting and unexpired: remove both, 1; otherwise nothing, 0.
+# KEYS: alive, search, owner, result a, result b. ARGV: now (ms), id a, user a, id b, user b,
+# pending mark, its life (ms). Both searches still waiting and unexpired: remove both and mark
+# their outcomes pending, 1; otherwise nothing, 0.
 _CLAIM = """
 for i = 2, 4, 2 do
   local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
@@ -88,8 +92,22 @@ for i = 2, 4, 2 do
     redis.call('HDEL', KEYS[3], ARGV[i + 1])
   end
 end
+redis.call('SET', KEYS[4], ARGV[6], 'PX', ARGV[7])
+redis.call('SET', KEYS[5], ARGV[6], 'PX', ARGV[7])
 return 1
 """
+# KEYS: alive, search, owner. ARGV: search id, user id, search JSON, expiry (ms).
+# Puts a lost search back, unless its player searched again meanwhile (0).
+_REJOIN = """
+local current = redis.call('HGET', KEYS[3], ARGV[2])
+if current and current ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[3], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
+return 1
+"""
+#: The outcome a claim writes until the match is created.
+PENDING = '{"pending": 1}'
 # KEYS: alive, search, owner. ARGV: now (ms). Drops the searches nobody refreshed.
 _EXPIRE = """
 local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])
@@ -144,7 +162,8 @@ class RedisQuickGame(QuickGame):
 
     def __init__(self, service: PlayService, broker: Broker, url: str, *,
                  prefix: str = PREFIX, clock: Callable[[], float] = time.time,
-                 tick: float = TICK, expire: float = EXPIRE) -> None:
+                 tick: float = TICK, expire: float = EXPIRE,
+                 result_ms: int = RESULT_MS) -> None:
         super().__init__(service, clock=clock, tick=tick)
         import redis.asyncio as redis
 
@@ -152,6 +171,9 @@ class RedisQuickGame(QuickGame):
         self._broker = broker
         self._prefix = prefix
         self._expire = expire
+        self._result_ms = result_ms
+        #: This process's searches found out of the queue with no outcome: since when.
+        self._missing: dict[str, float] = {}
         self.origin = secrets.token_hex(6)
         self._keys = [prefix + "alive", prefix + "search", prefix + "owner"]
         self._local: dict[str, Search] = {}  # search id -> this process's searches
@@ -162,6 +184,7 @@ class RedisQuickGame(QuickGame):
         self._join_script = self._redis.register_script(_JOIN)
         self._leave_script = self._redis.register_script(_LEAVE)
         self._claim_script = self._redis.register_script(_CLAIM)
+        self._rejoin_script = self._redis.register_script(_REJOIN)
         self._expire_script = self._redis.register_script(_EXPIRE)
         self._unlock_script = self._redis.register_script(_UNLOCK)
 
@@ -233,8 +256,8 @@ class RedisQuickGame(QuickGame):
                 by_seeker = {e.seeker: e for e in entries.values()}
                 for first, second in pair(by_seeker, now):
                     a, b = by_seeker[first], by_seeker[second]
-                    if await self._claim_script(keys=self._keys, args=[
-                            now_ms, a.id, a.seeker.user_id, b.id, b.seeker.user_id]):
+                    if await self._claim(now_ms, a.id, a.seeker.user_id, b.id,
+                                         b.seeker.user_id):
                         claimed.append((a, b))
             finally:
                 await self._unlock_script(keys=[lock], args=[token])
@@ -292,10 +315,16 @@ class RedisQuickGame(QuickGame):
             search.result.set_exception(exc)
             search.result.exception()  # retrieved: no "never retrieved" warning
 
+    async def _claim(self, now_ms: int, a: str, user_a: int, b: str, user_b: int) -> bool:
+        """Take searches ``a`` and ``b`` out of the queue for one match, if both still wait."""
+        return bool(await self._claim_script(
+            keys=[*self._keys, self._prefix + "result:" + a, self._prefix + "result:" + b],
+            args=[now_ms, a, user_a, b, user_b, PENDING, self._result_ms]))
+
     def _resolve(self, search_id: str, outcome: dict[str, Any]) -> None:
         """The outcome of one of this process's searches (from the broker or its key)."""
         search = self._local.get(search_id)
-        if search is None or search.result.done():
+        if search is None or search.result.done() or "pending" in outcome:
             return
         match_id = outcome.get("match_id")
         if isinstance(match_id, str):
@@ -314,7 +343,7 @@ class RedisQuickGame(QuickGame):
             self._resolve(entry.id, outcome)
             return
         await self._redis.set(self._prefix + "result:" + entry.id, json.dumps(outcome),
-                              px=RESULT_MS)
+                              px=self._result_ms)
         await self._broker.publish("quick:" + entry.origin, {"search": entry.id, **outcome})
 
     async def _start_pair(self, a: Entry, b: Entry) -> None:
@@ -369,11 +398,37 @@ class RedisQuickGame(QuickGame):
             for search_id in ids:
                 pipe.zadd(self._keys[0], {search_id: deadline}, xx=True)
             pipe.mget([self._prefix + "result:" + i for i in ids])
+            for search_id in ids:
+                pipe.zscore(self._keys[0], search_id)
             replies = await pipe.execute()
-        for search_id, raw in zip(ids, replies[-1], strict=True):
-            if raw is None:
+        outcomes, scores = replies[len(ids)], replies[len(ids) + 1:]
+        now = self._clock()
+        for search_id, raw, score in zip(ids, outcomes, scores, strict=True):
+            if score is not None or raw is not None:
+                self._missing.pop(search_id, None)
+            if raw is not None:
+                with contextlib.suppress(ValueError, TypeError):
+                    outcome = json.loads(raw)
+                    if isinstance(outcome, dict):
+                        self._resolve(search_id, outcome)
                 continue
-            with contextlib.suppress(ValueError, TypeError):
-                outcome = json.loads(raw)
-                if isinstance(outcome, dict):
-                    self._resolve(search_id, outcome)
+            if score is None:  # out of the queue, no outcome, not even pending
+                lost = self._missing.setdefault(search_id, now)
+                if now - lost >= self._tick:  # not a claim's outcome arriving right now
+                    await self._rejoin(search_id)
+        for search_id in list(self._missing):
+            if search_id not in self._local:
+                del self._missing[search_id]
+
+    async def _rejoin(self, search_id: str) -> None:
+        """Put a lost search of this process back in the queue (see the module)."""
+        search = self._local.get(search_id)
+        self._missing.pop(search_id, None)
+        if search is None or search.result.done():
+            return
+        entry = Entry(search.id, self.origin, search.nickname, search.seeker)
+        if not await self._rejoin_script(keys=self._keys, args=[
+                search.id, search.seeker.user_id, entry.dumps(), self._deadline()]):
+            self._fail(search, QuickGameError("replaced", "searching elsewhere"))
+        else:
+            log.warning("quick-game search %s was lost from the queue; put back", search_id)

@@ -188,3 +188,26 @@ async def test_players_on_two_app_instances_are_paired_into_one_match(
         finally:
             await sa.close()
             await sb.close()
+
+
+async def test_a_pair_whose_claimer_died_is_searched_again(cluster: Cluster) -> None:
+    # Process three claims a pair in its round, then dies before creating the match: both
+    # searches are out of the queue with no outcome. Their processes put them back once the
+    # claim's "pending" mark has run out, and they are paired again, once.
+    one = await cluster.process(tick=0.05, expire=0.3, result_ms=300)
+    two = await cluster.process(tick=0.05, expire=0.3, result_ms=300)
+    dying = await cluster.process(tick=3600, expire=0.3, result_ms=300)
+
+    async def no_pairing() -> None:  # one and two must not pair before three claims
+        return None
+
+    one.pair_now = two.pair_now = no_pairing  # type: ignore[method-assign]
+    a = await one.join(1, "ana", 1500, 75, "draw", False, registered=False)
+    b = await two.join(2, "beka", 1500, 75, "draw", False, registered=False)
+    claimed = await dying._claim(int(time.time() * 1000), a.id, 1, b.id, 2)  # noqa: SLF001
+    assert claimed and await one.searching() == 0
+    await asyncio.sleep(0.2)
+    assert not a.result.done() and await one.searching() == 0  # pending: not searched again
+    del one.pair_now, two.pair_now  # back to the real pairing rounds
+    got = await asyncio.wait_for(asyncio.gather(a.result, b.result), 5)
+    assert got[0] == got[1] and len(cluster.play.created) == 1
