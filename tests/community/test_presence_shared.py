@@ -12,6 +12,7 @@ import pytest
 from community_help import make_user, next_message, signed_in, store_match
 
 from kva.service.broker import MemoryBroker
+from kva.service.play import topic
 from kva.service.presence import Presence
 from kva.service.presence_store import RedisPresenceStore, make_presence_store
 
@@ -79,8 +80,10 @@ async def test_the_players_of_a_dead_process_are_away_once_it_expires(redis_url:
     prefix = f"kva-test-presence:{secrets.token_hex(4)}:"
     dying = RedisPresenceStore(redis_url, prefix=prefix, heartbeat=3600, expire=0.3)
     living = RedisPresenceStore(redis_url, prefix=prefix, heartbeat=0.05, expire=0.3)
+    broker = MemoryBroker()
     p1 = Presence(MemoryBroker(), None, grace=5, store=dying)  # type: ignore[arg-type]
-    p2 = Presence(MemoryBroker(), None, grace=5, store=living)  # type: ignore[arg-type]
+    p2 = Presence(broker, None, grace=5, store=living)  # type: ignore[arg-type]
+    heard = await broker.subscribe(topic("m1"))
     await p1.start()
     await p2.start()
     try:
@@ -91,6 +94,12 @@ async def test_the_players_of_a_dead_process_are_away_once_it_expires(redis_url:
         since = p2.away_since("m1", 0)
         assert since is not None
         assert p2.message("m1", 0)["online"] is False
+        # p2's viewers of the match are told that seat 0 went away.
+        told = []
+        while not heard._queue.empty():
+            told.append(heard._queue.get_nowait())
+        assert any(m.get("broadcast", {}).get("seat") == 0
+                   and m["broadcast"]["online"] is False for m in told), told
     finally:
         await p1.stop()
         await p2.stop()
