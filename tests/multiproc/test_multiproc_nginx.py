@@ -5,6 +5,7 @@ it over WebSockets through nginx, every move reaching the other process's player
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from pathlib import Path
 
@@ -139,3 +140,67 @@ async def test_kva_serve_with_two_workers_pairs_a_quick_game(
                 await sock.close()
     finally:
         server.stop()
+
+
+async def test_a_killed_process_players_are_away_and_its_searches_gone(
+    serve_env: dict[str, str], tmp_path: Path
+) -> None:
+    """kill -9 one of two processes: its player's opponent, on the other process, is told they
+    are away (from when the dead process stopped answering) and may claim the win; a search
+    that was waiting on the dead process is never paired."""
+    env = {**serve_env, "KVA_DISCONNECT_GRACE": "1"}
+    a = ServeProcess(env, tmp_path / "a.log").start()
+    b = ServeProcess(env, tmp_path / "b.log").start()
+    sockets: list[RoutedSocket] = []
+    try:
+        cookies = {}
+        for name, server in (("ana", a), ("beka", b), ("gela", a), ("dato", b)):
+            async with httpx.AsyncClient(base_url=server.base_url) as client:
+                assert (await client.get("/quick", params={"target": "75"})).status_code == 200
+                cookies[name] = client.cookies["kva_session"]
+
+        async def socket(server: ServeProcess, path: str, who: str) -> RoutedSocket:
+            url = server.base_url.replace("http://", "ws://") + path
+            sock = await RoutedSocket(url, {"Cookie": f"kva_session={cookies[who]}"}).open()
+            sockets.append(sock)
+            return sock
+
+        quick = "/ws/quick?target=75&bazaar=draw&rated=0"
+        qa, qb = await socket(a, quick, "ana"), await socket(b, quick, "beka")
+        match_id = (await qa.wait_for(lambda m: m.get("type") == "paired"))["match_id"]
+        assert (await qb.wait_for(lambda m: m.get("type") == "paired"))["match_id"] == match_id
+        ga, gb = (await socket(a, f"/ws/m/{match_id}", "ana"),
+                  await socket(b, f"/ws/m/{match_id}", "beka"))
+        for g in (ga, gb):
+            await g.send({"type": "hello", "version": 0})
+            await g.wait_for(lambda m: m.get("type") == "state")
+        ana_seat = ga.state["you"]
+        # gela waits for a pass-only quick game on process a.
+        lonely = "/ws/quick?target=75&bazaar=pass-only&rated=0"
+        qg = await socket(a, lonely, "gela")
+        await qg.wait_for(lambda m: m.get("type") == "waiting")
+
+        assert a.process is not None
+        a.process.kill()  # no clean shutdown: nothing is said to anybody
+        a.process.wait(timeout=10)
+        killed = time.monotonic()
+        away = await gb.wait_for(lambda m: m.get("type") == "presence"
+                                 and m["seat"] == ana_seat and m["online"] is False, 30)
+        print(f"\nthe killed process's player was away for the other process after "
+              f"{time.monotonic() - killed:.1f} s (claim_in {away['claim_in']})")
+        await asyncio.sleep(1.1)
+        await gb.send({"type": "claim_win"})
+        end = await gb.wait_for(lambda m: m.get("type") == "state" and m["view"]["over"], 15)
+        assert end["event"]["kind"] == "forfeit" and end["event"]["reason"] == "abandon"
+        assert end["view"]["winner"] == 1 - ana_seat
+        # gela's search died with process a: dato, searching the same on b, waits alone.
+        qd = await socket(b, lonely, "dato")
+        await qd.wait_for(lambda m: m.get("type") == "waiting")
+        await asyncio.sleep(1.5)
+        assert not any(m.get("type") == "paired" for m in qd.messages)
+    finally:
+        for sock in sockets:
+            with contextlib.suppress(Exception):
+                await sock.close()
+        a.stop()
+        b.stop()
