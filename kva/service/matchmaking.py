@@ -45,10 +45,12 @@ class Seeker:
     bazaar: str
     rated: bool
     since: float
+    #: Domino Coin per player (0: none): only seekers of the same stake are paired.
+    stake: int = 0
 
-    def settings(self) -> tuple[int, str, bool]:
+    def settings(self) -> tuple[int, str, bool, int]:
         """What must be equal for two seekers to be paired."""
-        return (self.target, self.bazaar, self.rated)
+        return (self.target, self.bazaar, self.rated, self.stake)
 
 
 def waited(seeker: Seeker, now: float) -> float:

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kva.rules import BadSettings, MatchSettings
+from kva.service import coins
 from kva.service.broker import Broker
 from kva.service.matchmaking import Seeker, offer_bot, pair, rating_range, waited
 from kva.service.play import PlayService
@@ -77,8 +78,16 @@ class QuickGame:
         self._stopped = False
 
     @staticmethod
-    def check(target: int, bazaar: str, rated: bool, registered: bool) -> None:
-        """QuickGameError unless the settings are valid for this player."""
+    def check(target: int, bazaar: str, rated: bool, registered: bool,
+              stake: int | str = 0) -> None:
+        """QuickGameError unless the settings are valid for this player (``stake``: Domino
+        Coin per player, registered players only)."""
+        try:
+            coin_stake = coins.check_stake(stake)
+        except coins.CoinError as exc:
+            raise QuickGameError(exc.code, str(exc)) from None
+        if coin_stake and not registered:
+            raise QuickGameError("coins_only", "coin games are for registered players")
         try:
             MatchSettings.parse(target, bazaar, rated)
         except BadSettings as exc:
@@ -89,13 +98,14 @@ class QuickGame:
             raise QuickGameError("rated_only", "rated games are for registered players")
 
     async def join(self, user_id: int, nickname: str, rating: float, target: int, bazaar: str,
-                   rated: bool, registered: bool) -> Search:
+                   rated: bool, registered: bool, stake: int | str = 0) -> Search:
         """Start a search (replacing this player's previous one); pairs at once if possible."""
-        self.check(target, bazaar, rated, registered)
+        self.check(target, bazaar, rated, registered, stake)
+        stake = coins.check_stake(stake)
         if self._stopped:
             raise QuickGameError("stopped", "the server is stopping")
-        search = Search(Seeker(user_id, float(rating), target, bazaar, rated, self._clock()),
-                        nickname)
+        search = Search(Seeker(user_id, float(rating), target, bazaar, rated, self._clock(),
+                               stake), nickname)
         previous = self._searches.get(user_id)
         if previous is not None and not previous.result.done():
             previous.result.set_exception(QuickGameError("replaced", "searching elsewhere"))
@@ -154,8 +164,11 @@ class QuickGame:
             match_id, _token = await self._service.create_match(
                 s.user_id, a.nickname, "player", s.target, s.bazaar, rated=s.rated,
                 opponent_user=(b.seeker.user_id, b.nickname),
+                **({"stake": s.stake} if s.stake else {}),  # Domino Coin per player
             )
         except Exception as exc:
+            if isinstance(exc, coins.CoinError):  # a player cannot cover the stake any more
+                exc = QuickGameError(exc.code, str(exc))
             log.exception("could not start a quick game")
             for search in (a, b):
                 if not search.result.done():

@@ -37,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kva.service import coins
 from kva.service.broker import Broker, Subscription
 from kva.service.matchmaking import Seeker, pair
 from kva.service.play import PlayService
@@ -145,7 +146,8 @@ class Entry:
         s = self.seeker
         return json.dumps({"id": self.id, "origin": self.origin, "nickname": self.nickname,
                            "user_id": s.user_id, "rating": s.rating, "target": s.target,
-                           "bazaar": s.bazaar, "rated": s.rated, "since": s.since},
+                           "bazaar": s.bazaar, "rated": s.rated, "since": s.since,
+                           "stake": s.stake},
                           ensure_ascii=False)
 
     @classmethod
@@ -153,7 +155,8 @@ class Entry:
         """The entry stored as ``raw`` (ValueError, KeyError or TypeError if malformed)."""
         d = json.loads(raw)
         seeker = Seeker(int(d["user_id"]), float(d["rating"]), int(d["target"]),
-                        str(d["bazaar"]), bool(d["rated"]), float(d["since"]))
+                        str(d["bazaar"]), bool(d["rated"]), float(d["since"]),
+                        int(d.get("stake") or 0))
         return cls(str(d["id"]), str(d["origin"]), str(d["nickname"]), seeker)
 
 
@@ -190,15 +193,16 @@ class RedisQuickGame(QuickGame):
 
     # ------------------------------------------------------------------ the interface
     async def join(self, user_id: int, nickname: str, rating: float, target: int, bazaar: str,
-                   rated: bool, registered: bool) -> Search:
+                   rated: bool, registered: bool, stake: int | str = 0) -> Search:
         """Start a search (replacing this player's previous one, on any process); pairs at
         once if possible."""
-        self.check(target, bazaar, rated, registered)
+        self.check(target, bazaar, rated, registered, stake)
+        stake = coins.check_stake(stake)
         if self._stopped:
             raise QuickGameError("stopped", "the server is stopping")
         await self._listen()
-        search = Search(Seeker(user_id, float(rating), target, bazaar, rated, self._clock()),
-                        nickname)
+        search = Search(Seeker(user_id, float(rating), target, bazaar, rated, self._clock(),
+                               stake), nickname)
         previous = self._searches.get(user_id)
         if previous is not None:
             self._fail(previous, QuickGameError("replaced", "searching elsewhere"))
@@ -353,6 +357,7 @@ class RedisQuickGame(QuickGame):
             match_id, _token = await self._service.create_match(
                 s.user_id, a.nickname, "player", s.target, s.bazaar, rated=s.rated,
                 opponent_user=(b.seeker.user_id, b.nickname),
+                **({"stake": s.stake} if s.stake else {}),  # Domino Coin per player
             )
             outcome: dict[str, Any] = {"match_id": match_id}
         except Exception:

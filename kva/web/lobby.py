@@ -29,6 +29,7 @@ from kva.web.render import render, translator
 from kva.web.security import client_ip, origin_allowed
 from kva.web.services import services
 from kva.web.sockets import Channel
+from kva.web.wallet import quick_stake
 
 router = APIRouter()
 log = logging.getLogger(__name__)
@@ -133,7 +134,9 @@ async def quick(request: Request) -> Response:
         raise _fail(request, 400, _("Choose a target of 75, 175, 255 or 355 points.")) from None
     except ValueError:
         raise _fail(request, 400, _("Choose a target of 75, 175, 255 or 355 points.")) from None
-    return render(request, "quick.html", {"target": target, "bazaar": bazaar, "rated": rated})
+    stake = await quick_stake(request)  # Domino Coin: on the list, registered, covered now
+    return render(request, "quick.html", {"target": target, "bazaar": bazaar, "rated": rated,
+                                          "stake": stake})
 
 
 # ---------------------------------------------------------------------- WebSockets
@@ -238,7 +241,8 @@ async def quick_socket(ws: WebSocket) -> None:
     try:
         try:
             search = await quick.join(user.id, user.nickname, user.rating, target, bazaar,
-                                      rated, is_registered(user))
+                                      rated, is_registered(user),
+                                      stake=ws.query_params.get("stake") or 0)
         except QuickGameError as exc:
             await channel.send(error(exc.code))
             await channel.close(4400)

@@ -60,6 +60,24 @@ def form_stake(request: Request, raw: str, opponent: str, user: User | None) -> 
     return stake
 
 
+async def quick_stake(request: Request) -> int:
+    """The stake of a quick-game search (``?stake=``; 0: none), checked before the search
+    starts: a stake on the list, a registered player, and coins to cover it now (nothing is
+    reserved: the stakes move when the pair's match starts)."""
+    user = request.state.user
+    try:
+        stake = coins.check_stake(request.query_params.get("stake") or "0")
+        if stake:
+            if user is None:
+                raise CoinError("guest", "coin games are for registered players")
+            async with services(request).sessions() as session, session.begin():
+                await coins.check_can_cover(session, user, stake)
+    except CoinError as exc:
+        request.state.own_error = True
+        raise HTTPException(coin_error_status(exc), coin_error_message(request, exc)) from None
+    return stake
+
+
 def install(app: FastAPI) -> None:
     """Serve the wallet pages, and answer a coin operation refused anywhere (a table that
     cannot start because a player cannot cover its stake, ...) with its message."""
