@@ -14,7 +14,7 @@ import random
 import time
 from collections.abc import Callable
 
-from kva.commands import bench_auth, bench_coins, bench_fair, bench_server
+from kva.commands import bench_auth, bench_botapi, bench_coins, bench_fair, bench_server
 from kva.rules.hand import HandState
 from kva.rules.match import shuffled_deal
 from kva.rules.tiles import mask_of
@@ -108,3 +108,4 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     bench_server.add_parser(which)
     bench_auth.add_parser(which)
     bench_coins.add_parser(which)
+    bench_botapi.add_parser(which)

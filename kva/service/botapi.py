@@ -214,15 +214,18 @@ async def authenticate(sessions: async_sessionmaker[AsyncSession],
         raise BotApiError("unauthorized", "send 'Authorization: Bearer <token>' with a bot "
                           "API token", 401)
     hashed = hash_token(token)
-    async with sessions() as session:
+    async with sessions() as session:  # one query: the token, its user, and the bot row
         found = (await session.execute(
-            select(ApiToken.revoked_at, User.id, User.nickname)
+            select(ApiToken.revoked_at, User.id, User.nickname, BotAccount.user_id)
             .join(User, User.id == ApiToken.user_id)
+            .outerjoin(BotAccount, BotAccount.user_id == ApiToken.user_id)
             .where(ApiToken.token_hash == hashed))).first()
     if found is None:
         raise BotApiError("unauthorized", "unknown token", 401)
     if found[0] is not None:
         raise BotApiError("revoked", "this token was revoked", 401)
+    if found[3] is None:
+        raise BotApiError("not_bot", "this account is not a bot", 403)
     return BotCaller(int(found[1]), str(found[2]), hashed)
 
 

@@ -142,9 +142,6 @@ async def _caller(request: Request) -> BotCaller:
     scheme, _, token = header.partition(" ")
     caller = await bots.authenticate(services(request).sessions,
                                      token.strip() if scheme.lower() == "bearer" else None)
-    async with services(request).sessions() as session:
-        if await session.get(BotAccount, caller.user_id) is None:
-            raise BotApiError("not_bot", "this account is not a bot", 403)
     wait = await _api(request).allowed(caller.token_hash)
     if wait is not None:
         raise BotApiError("rate_limited", f"too many requests; try again in {wait} s", 429)
