@@ -113,6 +113,9 @@ async def audit(session: AsyncSession) -> AuditReport:
             report.escrow_total += want
     if total != 0:
         report.problems.append(f"the accounts sum to {total}, not 0")
+    cached = sum(a.balance for a in accounts.values())
+    if cached != 0:
+        report.problems.append(f"the cached balances sum to {cached}, not 0")
     if sum(1 for a in accounts.values() if a.kind == ISSUING) != 1:
         report.problems.append("there is not exactly one issuing account")
     await _check_matches(session, accounts, computed, by_match, report)
