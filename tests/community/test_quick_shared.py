@@ -211,3 +211,32 @@ async def test_a_pair_whose_claimer_died_is_searched_again(cluster: Cluster) -> 
     del one.pair_now, two.pair_now  # back to the real pairing rounds
     got = await asyncio.wait_for(asyncio.gather(a.result, b.result), 5)
     assert got[0] == got[1] and len(cluster.play.created) == 1
+
+
+@pytest.mark.parametrize("how", ["cancel", "close"])
+async def test_a_search_cancelled_or_closed_on_one_instance_is_not_paired_on_another(
+    make_server: Callable[..., Any], redis_url: str, how: str
+) -> None:
+    first = make_server(broker_url=redis_url)
+    second = make_server(broker_url=redis_url)
+    target = 355  # settings no other test of this Redis searches with
+    async with Visitor(first.base_url) as a, Visitor(second.base_url) as b:
+        for v in (a, b):
+            await v.http.get("/quick", params={"target": str(target), "bazaar": "pass-only"})
+        sa = await JsonSocket(_quick_url(first.base_url, target, "pass-only"), a.cookie).open()
+        await sa.wait_for(lambda m: m.get("type") == "waiting")
+        if how == "cancel":
+            await sa.send({"type": "cancel"})
+            await sa.wait_for(lambda m: m.get("type") == "cancelled")
+        else:
+            await sa.close()
+        await asyncio.sleep(0.2)
+        sb = await JsonSocket(_quick_url(second.base_url, target, "pass-only"),
+                              b.cookie).open()
+        try:
+            await sb.wait_for(lambda m: m.get("type") == "waiting")
+            await asyncio.sleep(1.2)  # two pairing rounds
+            assert not any(m.get("type") == "paired" for m in sb.messages)
+        finally:
+            await sb.close()
+            await sa.close()
