@@ -212,8 +212,10 @@ def _dechunk(body: bytes) -> bytes:
 
 
 async def http(base_url: str, method: str, path: str, form: dict[str, str] | None = None,
-               cookie: str | None = None, timeout: float = 15.0) -> HttpReply:
-    """One HTTP/1.1 request (``Connection: close``) with the ``Origin`` of ``base_url``."""
+               cookie: str | None = None, timeout: float = 15.0,
+               extra_headers: dict[str, str] | None = None) -> HttpReply:
+    """One HTTP/1.1 request (``Connection: close``) with the ``Origin`` of ``base_url`` (and
+    any ``extra_headers``, such as ``X-Forwarded-For``)."""
     parts = urlsplit(base_url)
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
     body = urlencode(form).encode() if form is not None else b""
@@ -221,6 +223,7 @@ async def http(base_url: str, method: str, path: str, form: dict[str, str] | Non
              "Accept-Language: en", f"Origin: {parts.scheme}://{parts.netloc}"]
     if cookie:
         lines.append(f"Cookie: kva_session={cookie}")
+    lines += [f"{name}: {value}" for name, value in (extra_headers or {}).items()]
     if form is not None:
         lines += ["Content-Type: application/x-www-form-urlencoded",
                   f"Content-Length: {len(body)}"]
@@ -655,8 +658,12 @@ class Started:
 
 @contextlib.contextmanager
 def started_servers(count: int, db: str, pg_url: str, redis_url: str, forced_delay: float,
-                    pin: set[int] | None, log_level: str) -> Iterator[Started]:
-    """``count`` ``kva serve`` processes on free ports sharing one fresh database."""
+                    pin: set[int] | None, log_level: str,
+                    limits: dict[str, str] | None = None) -> Iterator[Started]:
+    """``count`` ``kva serve`` processes on free ports sharing one fresh database.
+
+    ``limits`` are the environment variables that replace :data:`GENEROUS_LIMITS` (``{}``:
+    production's defaults, apart from what the caller's environment sets)."""
     from sqlalchemy.engine import make_url
 
     workdir = Path(tempfile.mkdtemp(prefix="kva-bench-"))
@@ -670,7 +677,7 @@ def started_servers(count: int, db: str, pg_url: str, redis_url: str, forced_del
                 hide_password=False)
         else:
             database_url = f"sqlite+aiosqlite:///{workdir / 'kva.sqlite3'}"
-        env = {**os.environ, **GENEROUS_LIMITS,
+        env = {**os.environ, **(GENEROUS_LIMITS if limits is None else limits),
                "KVA_DATABASE_URL": database_url, "KVA_DATA_DIR": str(workdir),
                "KVA_SECRET_KEY": secrets.token_urlsafe(32),
                "KVA_FORCED_DELAY": f"{forced_delay:g}"}

@@ -6,7 +6,15 @@ and every running one a core. Each kind of work therefore has its own bounded la
 
 * ``account`` (logging in, registering): :data:`ACCOUNT_THREADS` threads;
 * ``table`` (closed-table passwords, which anyone with a link may try): :data:`TABLE_THREADS`
-  thread, so guessing table passwords can never take the cores honest logins need.
+  thread, run at a lower CPU priority (:data:`TABLE_NICE`), so guessing table passwords can
+  never take the cores honest logins need.
+
+A thread count alone does not bound the cores a lane takes: libargon2 runs each hash's lanes
+(pwdlib's ``parallelism=4``) on threads of its own, so one check spreads over every core. On
+2 cores a single table-password check thus slowed honest logins down as much as a second login
+would (``kva bench auth``: login p95 1.9-3.4x idle). Linux keeps a nice value per thread and
+libargon2's threads inherit their creator's, so the table lane's threads are made nicer and the
+scheduler gives their CPU to the account lane whenever both want it (docs/performance.md).
 
 A lane takes at most its threads plus :data:`QUEUE` waiting jobs; one more is refused at once
 with :class:`PasswordsBusy` (the web answers 503 with ``Retry-After``) instead of queueing
@@ -16,6 +24,9 @@ memory and latency for everyone.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -31,6 +42,8 @@ ACCOUNT_THREADS = 2
 TABLE_THREADS = 1
 #: Jobs that may wait in a lane besides the running ones.
 QUEUE = 4
+#: Nice value of the table lane's threads (Linux; 0 elsewhere): it yields the CPU to logins.
+TABLE_NICE = 15
 T = TypeVar("T")
 
 
@@ -41,8 +54,9 @@ class PasswordsBusy(RuntimeError):
 class _Pool:
     """A thread pool that refuses work instead of queueing more than ``threads + queue``."""
 
-    def __init__(self, name: str, threads: int, queue: int) -> None:
-        self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix=name)
+    def __init__(self, name: str, threads: int, queue: int, nice: int = 0) -> None:
+        self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix=name,
+                                            initializer=_be_nice, initargs=(nice,))
         self._limit = threads + queue
         self._pending = 0
         self._lock = threading.Lock()  # servers in tests run one event loop per thread
@@ -60,9 +74,19 @@ class _Pool:
                 self._pending -= 1
 
 
+def _be_nice(nice: int) -> None:
+    """Lower this thread's CPU priority by ``nice`` (Linux: per thread, inherited by the
+    threads libargon2 starts from it); nothing elsewhere or when refused."""
+    if nice and sys.platform == "linux":
+        with contextlib.suppress(OSError):
+            tid = threading.get_native_id()
+            os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid)
+                                                     + nice))
+
+
 _POOLS: dict[str, _Pool] = {
     "account": _Pool("argon2-account", ACCOUNT_THREADS, QUEUE),
-    "table": _Pool("argon2-table", TABLE_THREADS, QUEUE),
+    "table": _Pool("argon2-table", TABLE_THREADS, QUEUE, TABLE_NICE),
 }
 
 
