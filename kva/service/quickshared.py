@@ -41,7 +41,7 @@ from kva.service import coins
 from kva.service.broker import Broker, Subscription
 from kva.service.matchmaking import Seeker, pair
 from kva.service.play import PlayService
-from kva.service.quickgame import TICK, QuickGame, QuickGameError, Search
+from kva.service.quickgame import TICK, QuickGame, QuickGameError, Search, stake_argument
 
 log = logging.getLogger(__name__)
 
@@ -357,7 +357,7 @@ class RedisQuickGame(QuickGame):
             match_id, _token = await self._service.create_match(
                 s.user_id, a.nickname, "player", s.target, s.bazaar, rated=s.rated,
                 opponent_user=(b.seeker.user_id, b.nickname),
-                **({"stake": s.stake} if s.stake else {}),  # Domino Coin per player
+                **stake_argument(s.stake),  # Domino Coin per player
             )
             outcome: dict[str, Any] = {"match_id": match_id}
         except Exception:
