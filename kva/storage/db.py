@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from sqlalchemy.ext.asyncio import (
     async_sessionmaker,
     create_async_engine,
 )
+from sqlalchemy.pool import AsyncAdaptedQueuePool
 
 
 def ensure_sqlite_dir(url: str) -> None:
@@ -22,15 +24,37 @@ def ensure_sqlite_dir(url: str) -> None:
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
 
 
+#: PostgreSQL connections one process keeps (``KVA_DB_POOL_SIZE``): open all the time (no
+#: overflow connections opened and closed under load), none pinged at checkout (a connection
+#: the server dropped fails one transaction and is replaced), recycled after half an hour.
+PG_POOL_SIZE = 20
+
+
+def pool_options(url: str) -> dict[str, Any]:
+    """The pool of an engine for ``url``.
+
+    SQLite: one connection. WAL lets one writer in at a time anyway; with several connections
+    the writers of one process queued inside SQLite's busy handler (which sleeps, up to 100 ms
+    at a time: seconds of tail under load); with one, reads and writes queue in order in the
+    pool, each a fraction of a millisecond (measured in docs/performance.md). Nothing may open
+    a second session while holding one. The busy timeout stays for a second process sharing
+    the file. PostgreSQL: :data:`PG_POOL_SIZE` connections.
+    """
+    if make_url(url).get_backend_name() == "sqlite":
+        return {"connect_args": {"timeout": 30}, "poolclass": AsyncAdaptedQueuePool,
+                "pool_size": 1, "max_overflow": 0, "pool_timeout": 60}
+    size = int(os.environ.get("KVA_DB_POOL_SIZE") or PG_POOL_SIZE)
+    return {"pool_size": size, "max_overflow": 0, "pool_pre_ping": False,
+            "pool_recycle": 1800, "pool_timeout": 60}
+
+
 def create_engine(url: str) -> AsyncEngine:
-    """An async engine for ``url``. SQLite gets WAL (readers never block the writer, and a
-    commit survives a killed process) and a busy timeout, so two processes can share a file."""
+    """An async engine for ``url`` with the pool of :func:`pool_options`. SQLite gets WAL
+    (readers never block the writer, and a commit survives a killed process) and a busy
+    timeout, so two processes can share a file."""
     ensure_sqlite_dir(url)
     is_sqlite = make_url(url).get_backend_name() == "sqlite"
-    kwargs: dict[str, Any] = (
-        {"connect_args": {"timeout": 30}} if is_sqlite else {"pool_pre_ping": True}
-    )
-    engine = create_async_engine(url, **kwargs)
+    engine = create_async_engine(url, **pool_options(url))
     if is_sqlite:
 
         @event.listens_for(engine.sync_engine, "connect")

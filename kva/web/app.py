@@ -33,6 +33,7 @@ from kva.storage.migrate import upgrade
 from kva.web import accounts, lobby, pages, profiles, wallet, ws
 from kva.web.botapi import install as install_bot_api
 from kva.web.identity import COOKIE, MAX_AGE, SessionCodec
+from kva.web.runtime import tune_gc
 from kva.web.security import origin_allowed
 from kva.web.services import Services, services
 from kva.web.services import Services, services
@@ -84,6 +85,7 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
         await sockets.start(broker)  # revoked sessions' sockets close, whichever process
         await service.start()
         await presence.start()  # with Redis: presence records and process liveness shared
+        tune_gc()  # start-up's heap frozen, collections rarer: no long pauses in the tail
         # Open tables whose creator left (no socket on any process for the grace period) go.
         sweeper = TableSweeper(lobby_service, service, lobby_service.attendance,
                                grace=settings.disconnect_grace)

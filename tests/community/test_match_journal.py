@@ -193,3 +193,32 @@ def test_change_rows_fold_back_into_the_record() -> None:
     done = journal.assemble(checkpoint, changes)
     assert done["hands"] == write_record(match)["hands"]
     assert checkpoint["hands"][0]["moves"] == []  # the checkpoint is left untouched
+
+
+def test_pool_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kva.storage.db import PG_POOL_SIZE, pool_options
+
+    lite = pool_options("sqlite+aiosqlite:///x.db")
+    assert (lite["pool_size"], lite["max_overflow"]) == (1, 0)  # one writer connection
+    pg = pool_options("postgresql+asyncpg://u@h/db")
+    assert pg["pool_size"] == PG_POOL_SIZE and pg["max_overflow"] == 0
+    assert pg["pool_pre_ping"] is False  # no round trip per checkout
+    monkeypatch.setenv("KVA_DB_POOL_SIZE", "7")
+    assert pool_options("postgresql+asyncpg://u@h/db")["pool_size"] == 7
+
+
+def test_tune_gc_freezes_once_and_raises_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from kva.web import runtime
+
+    before = gc.get_threshold()
+    monkeypatch.setattr(runtime, "_tuned", [])
+    try:
+        runtime.tune_gc((12_345, 11, 13))
+        assert gc.get_threshold() == (12_345, 11, 13) and gc.get_freeze_count() > 0
+        runtime.tune_gc((1, 1, 1))  # once per process
+        assert gc.get_threshold() == (12_345, 11, 13)
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()
