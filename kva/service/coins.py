@@ -47,6 +47,8 @@ STAKES: tuple[int, ...] = (10, 50, 100, 500, 1000)
 START_GRANT = 1000
 #: A wallet below this may claim a top-up back to it, once per UTC day.
 TOPUP_TO = 100
+#: A coin match ended by resignation within this many moves is logged as suspicious.
+QUICK_RESIGN_MOVES = 6
 #: ``users.kind`` of a registered player.
 REGISTERED = "registered"
 
@@ -322,8 +324,9 @@ async def finish_match(session: AsyncSession, match_id: str) -> Payout | None:
 
 
 async def _log_suspicious(session: AsyncSession, row: MatchRow, amount: int) -> None:
-    """Warn (for operators) about a coin match between accounts whose sessions share a
-    client address: the pattern of one person passing coins to their other account."""
+    """Warn (for operators; logger ``kva.service.coins``) about a coin match that may be one
+    person passing coins between two accounts: their sessions share a client address, or it
+    ended by resignation (or abandonment) within :data:`QUICK_RESIGN_MOVES` moves."""
     ids = [row.seat0_user_id, row.seat1_user_id]
     addresses: list[set[str]] = []
     for uid in ids:
@@ -331,10 +334,20 @@ async def _log_suspicious(session: AsyncSession, row: MatchRow, amount: int) -> 
             SessionRow.user_id == uid, SessionRow.address.is_not(None)))
         addresses.append({a for a in found if a})
     shared = sorted(addresses[0] & addresses[1])
-    if shared:
-        log.warning("suspicious coin match %s between user %s and user %s: sessions share "
-                    "address %s; %d coins paid to seat %s (%s)", row.id, ids[0], ids[1],
-                    ", ".join(shared), amount, row.winner, row.end_reason)
+    moves = _moves(row.record)
+    quick = row.end_reason in ("resign", "abandon") and moves <= QUICK_RESIGN_MOVES
+    if not shared and not quick:
+        return
+    log.warning("suspicious coin match %s between user %s and user %s: %s%s%s; %d coins paid "
+                "to seat %s", row.id, ids[0], ids[1],
+                f"sessions share address {', '.join(shared)}" if shared else "",
+                "; " if shared and quick else "",
+                f"{row.end_reason} after {moves} moves" if quick else "", amount, row.winner)
+
+
+def _moves(record: Any) -> int:
+    hands = record.get("hands") if isinstance(record, dict) else None
+    return sum(len(h.get("moves") or []) for h in hands or [] if isinstance(h, dict))
 
 
 # ---------------------------------------------------------------------- history
