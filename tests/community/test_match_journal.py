@@ -222,3 +222,19 @@ def test_tune_gc_freezes_once_and_raises_thresholds(monkeypatch: pytest.MonkeyPa
     finally:
         gc.set_threshold(*before)
         gc.unfreeze()
+
+
+async def test_the_home_page_list_shows_the_score_of_a_match_in_progress(sessions) -> None:
+    """The score of a match in progress comes from its journal, not from its checkpoint (which
+    holds the score at the deal): a hand ended, the list shows it."""
+    play = _service(sessions)
+    match_id, ids = await _new_match(sessions, play)
+    live = play._live[match_id]
+    rng = random.Random(13)
+    assert live.match is not None
+    while len(live.match.hands) < 2 and not live.match.over:
+        await _step(play, match_id, ids, rng)
+    assert not live.match.over and live.match.scores != [0, 0]
+    summary = next(m for m in await play.matches_of(ids[0]) if m.id == match_id)
+    assert summary.score == (live.match.scores[0], live.match.scores[1])
+    await play.stop()

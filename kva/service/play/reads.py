@@ -101,12 +101,16 @@ class Reads:
                 (r.seat1_user_id if r.seat0_user_id == user_id else r.seat0_user_id) for r in rows
             ]
             users = await repo.users_by_id(session, [u for u in others if u is not None])
+            # a match in progress: its checkpoint's score is the one at its last checkpoint;
+            # the score now is in its journal
+            scores = {row.id: (await repo.current_record(session, row))[0].get("score")
+                      for row in rows if row.status == "active"}
         out = []
         for row, other in zip(rows, others, strict=True):
             seat = 0 if row.seat0_user_id == user_id else 1
             bot = row.seat1_bot if seat == 0 else row.seat0_bot
             name = users[other].nickname if other is not None and other in users else None
-            score = row.record.get("score") or [0, 0]
+            score = scores.get(row.id) or row.record.get("score") or [0, 0]
             out.append(MatchSummary(row.id, row.status, row.target, name, bot,
                                     (score[seat], score[1 - seat]), seat, row.winner))
         return out
