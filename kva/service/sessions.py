@@ -4,7 +4,10 @@ The cookie carries a random token (256 bits); the ``sessions`` table keeps only 
 the user id, when it was created and last seen, and when it was revoked. A session is valid
 while its row exists and is not revoked, so logging out (or an operator revoking every session
 of a user) takes effect at once, on every process, for pages and WebSockets alike. Guests get a
-session too: a first visit creates the guest and its session in one transaction.
+session too, but only when they first need an identity (opening or joining a table, a quick
+game, registering): a page that merely renders creates no row. Each session keeps the client
+address it was opened from (``sessions.address``), which the ratings log uses to point out
+rated matches between two accounts of one person.
 
 Cookies of the previous scheme (the user id signed with the secret key) are still honoured
 once: the visitor keeps their user and gets a real session in exchange.
@@ -60,16 +63,23 @@ class Identity:
     new_token: str | None = None
 
 
-async def open_session(session: AsyncSession, user_id: int) -> str:
-    """Add a session for ``user_id`` to ``session`` (the caller commits); its token."""
+#: The longest client address kept (an IPv6 address has at most 45 characters).
+MAX_ADDRESS = 45
+
+
+async def open_session(session: AsyncSession, user_id: int, address: str | None = None) -> str:
+    """Add a session for ``user_id`` opened from ``address`` to ``session`` (the caller
+    commits); its token."""
     token = new_token()
     now = utcnow()
     session.add(SessionRow(token_hash=token_hash(token), user_id=user_id, created_at=now,
-                           last_seen_at=now, revoked_at=None))
+                           last_seen_at=now, revoked_at=None,
+                           address=address[:MAX_ADDRESS] if address else None))
     return token
 
 
-async def user_for_token(sessions: async_sessionmaker, token: str | None) -> User | None:
+async def user_for_token(sessions: async_sessionmaker[AsyncSession],
+                         token: str | None) -> User | None:
     """The user of a live session with ``token``; None for a missing, unknown or revoked one.
 
     Touches ``last_seen_at`` when it is older than :data:`TOUCH_EVERY`.
@@ -99,10 +109,12 @@ async def user_for_token(sessions: async_sessionmaker, token: str | None) -> Use
         return user
 
 
-async def identify(sessions: async_sessionmaker, cookie: str | None,
-                   legacy_user_id: int | None = None) -> Identity:
+async def identify(sessions: async_sessionmaker[AsyncSession], cookie: str | None,
+                   legacy_user_id: int | None = None,
+                   address: str | None = None) -> Identity | None:
     """Who sends ``cookie``: its session's user, or (for an old signed cookie whose user id is
-    ``legacy_user_id``) that user with a new session, or else a new guest with a new session."""
+    ``legacy_user_id``) that user with a new session; None for nobody (no row is created: see
+    :func:`guest_with_session`)."""
     user = await user_for_token(sessions, cookie)
     if user is not None:
         assert cookie is not None
@@ -111,23 +123,24 @@ async def identify(sessions: async_sessionmaker, cookie: str | None,
         async with sessions() as session:
             legacy = await repo.get_user(session, legacy_user_id)
             if legacy is not None:
-                token = await open_session(session, legacy.id)
+                token = await open_session(session, legacy.id, address)
                 await session.commit()
                 return Identity(legacy, token, token)
-    user, token = await guest_with_session(sessions)
-    return Identity(user, token, token)
+    return None
 
 
-async def guest_with_session(sessions: async_sessionmaker) -> tuple[User, str]:
+async def guest_with_session(sessions: async_sessionmaker[AsyncSession],
+                             address: str | None = None) -> tuple[User, str]:
     """A new guest and the token of its first session (both committed)."""
     user = await repo.create_guest(sessions)
     async with sessions() as session:
-        token = await open_session(session, user.id)
+        token = await open_session(session, user.id, address)
         await session.commit()
     return user, token
 
 
-async def rotate(session: AsyncSession, old_token: str | None, user_id: int) -> str:
+async def rotate(session: AsyncSession, old_token: str | None, user_id: int,
+                 address: str | None = None) -> str:
     """Revoke ``old_token`` (if any) and open a new session for ``user_id``; the caller commits.
 
     Logging in and registering always rotate, so a token planted before (session fixation) is
@@ -139,7 +152,7 @@ async def rotate(session: AsyncSession, old_token: str | None, user_id: int) -> 
                    SessionRow.revoked_at.is_(None))
             .values(revoked_at=utcnow())
         )
-    return await open_session(session, user_id)
+    return await open_session(session, user_id, address)
 
 
 async def publish_revoked(broker: Broker | None, tokens: tuple[str | None, ...] = (),
@@ -158,7 +171,8 @@ async def publish_revoked(broker: Broker | None, tokens: tuple[str | None, ...] 
         log.exception("publishing a session revocation failed")
 
 
-async def session_is_live(sessions: async_sessionmaker[AsyncSession], token: str | None) -> bool:
+async def session_is_live(sessions: async_sessionmaker[AsyncSession],
+                          token: str | None) -> bool:
     """Whether ``token`` is a live (existing, unrevoked) session: the cheap check a WebSocket
     makes before each action."""
     if not token or len(token) > MAX_COOKIE:
@@ -170,7 +184,7 @@ async def session_is_live(sessions: async_sessionmaker[AsyncSession], token: str
     return found is not None
 
 
-async def revoke(sessions: async_sessionmaker, token: str | None,
+async def revoke(sessions: async_sessionmaker[AsyncSession], token: str | None,
                  broker: Broker | None = None) -> bool:
     """Revoke the session of ``token``; whether a live one was revoked. With ``broker``, its
     open sockets on every process are closed too."""
@@ -187,7 +201,7 @@ async def revoke(sessions: async_sessionmaker, token: str | None,
     return bool(result.rowcount)  # type: ignore[attr-defined]
 
 
-async def revoke_all(sessions: async_sessionmaker, user_id: int,
+async def revoke_all(sessions: async_sessionmaker[AsyncSession], user_id: int,
                      broker: Broker | None = None) -> int:
     """Revoke every live session of ``user_id`` (log out everywhere); how many. With
     ``broker``, their open sockets on every process are closed too."""

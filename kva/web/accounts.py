@@ -2,7 +2,8 @@
 
 The session cookie is written by the identity middleware only: a route that signs someone in
 or out puts the new token (or ``""`` to delete the cookie) in ``request.state.set_session``.
-Login and registration are rate-limited per IP and per nickname (:mod:`kva.service.ratelimit`);
+Login and registration are rate-limited per client address (:func:`kva.web.security.client_ip`),
+per (nickname, address) and, far higher, per nickname (:mod:`kva.service.ratelimit`);
 a refusal is a 429 page with ``Retry-After`` that still shows the form.
 """
 
@@ -16,9 +17,12 @@ from fastapi.responses import RedirectResponse, Response
 
 from kva.service import accounts, sessions
 from kva.service.accounts import AccountError
+from kva.service.passwords import PasswordsBusy
 from kva.service.ratelimit import AuthRateLimiter, Refusal
-from kva.web.pages import _safe_next
+from kva.web.identity import ensure_user
+from kva.web.pages import _safe_next, busy_page
 from kva.web.render import render, translator
+from kva.web.security import client_ip
 from kva.web.services import services
 
 router = APIRouter()
@@ -31,6 +35,8 @@ def _messages(request: Request) -> dict[str, str]:
         "nickname_length": _("A nickname has 3 to 20 characters."),
         "nickname_chars": _("A nickname may have letters, digits, “_” and “-”, and starts "
                             "with a letter or a digit."),
+        "nickname_scripts": _("A nickname uses the letters of one alphabet only (Georgian, "
+                              "Latin, Cyrillic…), not a mix."),
         "nickname_reserved": _("That nickname is reserved. Choose another."),
         "nickname_taken": _("That nickname is taken. Choose another."),
         "password_short": _("The password needs at least 8 characters."),
@@ -39,11 +45,6 @@ def _messages(request: Request) -> dict[str, str]:
         "already_registered": _("You are already registered."),
         "wrong_credentials": _("Wrong nickname or password."),
     }
-
-
-def client_ip(request: Request) -> str:
-    """The address rate limits count against (uvicorn resolves trusted proxy headers)."""
-    return request.client.host if request.client else "unknown"
 
 
 def _form(request: Request, name: str, status: int = 200, **context: Any) -> Response:
@@ -91,8 +92,14 @@ async def register(request: Request, nickname: str = Form(""), password: str = F
     if refusal is not None:
         return _limited(request, "register.html", refusal, nickname=shown, next=next_path)
     try:
-        signed = await accounts.register(services(request).sessions, request.state.user,
-                                         request.state.session_token, nickname, password)
+        # A refused name or password creates no guest.
+        accounts.check_password(password, accounts.check_nickname(nickname))
+        user = await ensure_user(request)
+        signed = await accounts.register(services(request).sessions, user,
+                                         request.state.session_token, nickname, password,
+                                         client_ip(request))
+    except PasswordsBusy:
+        return busy_page(request)
     except AccountError as exc:
         return _form(request, "register.html", 400, error=_messages(request)[exc.code],
                      code=exc.code, nickname=shown, next=next_path)
@@ -116,14 +123,17 @@ async def login(request: Request, nickname: str = Form(""), password: str = Form
     shown = nickname[:64]
     key = accounts.nickname_key(nickname.strip()[:64])
     limiter = _limiter(request)
-    refusal = await limiter.check_login(client_ip(request), key)
+    ip = client_ip(request)
+    refusal = await limiter.check_login(ip, key)
     if refusal is not None:
         return _limited(request, "login.html", refusal, nickname=shown, next=next_path)
     try:
         signed = await accounts.login(services(request).sessions, request.state.session_token,
-                                      nickname, password)
+                                      nickname, password, ip)
+    except PasswordsBusy:
+        return busy_page(request)
     except AccountError as exc:
-        await limiter.login_failed(key)
+        await limiter.login_failed(key, ip)
         return _form(request, "login.html", 400, error=_messages(request)[exc.code],
                      code=exc.code, nickname=shown, next=next_path)
     # The old session was rotated out: its sockets close on every process.

@@ -34,11 +34,9 @@ from kva.web import accounts, lobby, pages, profiles, wallet, ws
 from kva.web.botapi import install as install_bot_api
 from kva.web.identity import COOKIE, MAX_AGE, SessionCodec
 from kva.web.runtime import tune_gc
-from kva.web.security import origin_allowed
-from kva.web.services import Services, services
+from kva.web.security import client_ip, origin_ok
 from kva.web.services import Services, services
 from kva.web.settings import Settings
-from kva.web.sockets import SocketRegistry
 from kva.web.sockets import SocketRegistry
 
 log = logging.getLogger(__name__)
@@ -50,7 +48,7 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
 }
-#: Paths that need no identity (no guest is created for them).
+#: Paths that never look at the session cookie.
 _ANONYMOUS_PREFIXES = ("/static/", "/healthz", "/favicon")
 
 
@@ -108,11 +106,7 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
     app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.settings = settings
     app.state.codec = SessionCodec(settings.secret_key)  # reads cookies of the old scheme
-    rate_limiter = AuthRateLimiter(settings.rate_limit_storage, {
-        "login_ip": settings.login_rate_ip,
-        "login_nickname": settings.login_rate_nickname,
-        "register_ip": settings.register_rate_ip,
-    })
+    rate_limiter = AuthRateLimiter(settings.rate_limit_storage, settings.rate_limits())
 
     @app.middleware("http")
     async def identity_and_language(request: Request, call_next):  # type: ignore[no-untyped-def]
@@ -121,26 +115,24 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
         )
         request.state.user = None
         request.state.session_token = None
-        if request.method not in ("GET", "HEAD", "OPTIONS") and not origin_allowed(
-            request.headers, settings.allowed_origins
-        ):
+        if request.method not in ("GET", "HEAD", "OPTIONS") and not origin_ok(request):
             refused = pages.error_page(request, 403, None)  # a form posted from another site
             refused.headers.update(SECURITY_HEADERS)
             return refused
         new_cookie: str | None = None
-        new_visitor = False
-        if not request.url.path.startswith(_ANONYMOUS_PREFIXES):
+        cookie = request.cookies.get(COOKIE)
+        if cookie and not request.url.path.startswith(_ANONYMOUS_PREFIXES):
             # The cookie is a session token (kva.service.sessions); a cookie of the old signed
-            # scheme is exchanged once for a session of the same user.
-            cookie = request.cookies.get(COOKIE)
+            # scheme is exchanged once for a session of the same user. Without a session the
+            # visitor has no user until a route needs one (kva.web.identity.ensure_user).
             codec: SessionCodec = app.state.codec
-            legacy = codec.loads(cookie)
-            who = await identify(services(request).sessions, cookie, legacy)
-            request.state.user = who.user
-            request.state.session_token = who.token
-            new_cookie = who.new_token
-            new_visitor = new_cookie is not None and who.user.id != legacy
-        request.state.new_visitor = new_visitor
+            who = await identify(services(request).sessions, cookie, codec.loads(cookie),
+                                 client_ip(request))
+            if who is not None:
+                request.state.user = who.user
+                request.state.session_token = who.token
+                new_cookie = who.new_token
+        request.state.new_visitor = request.state.user is None
         response: Response = await call_next(request)
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)

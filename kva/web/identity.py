@@ -1,12 +1,24 @@
-"""The earlier ``kva_session`` scheme (the user id signed with the secret key).
+"""Who a request is: created on demand, and the earlier ``kva_session`` scheme.
 
-Sessions are server-side records now (:mod:`kva.service.sessions`); this codec only reads an
-old cookie once, so its holder keeps their user and gets a real session in exchange.
+A request with no session has no user (``request.state.user`` is None): pages that merely
+render need none, so a crawler or a 404 creates no row. A route that acts (opening or joining a
+table, a quick game, registering) calls :func:`ensure_user`, which creates the guest and its
+session then, and has the middleware set the cookie.
+
+Sessions are server-side records (:mod:`kva.service.sessions`); :class:`SessionCodec` only reads
+a cookie of the earlier signed scheme once, so its holder keeps their user and gets a real
+session in exchange.
 """
 
 from __future__ import annotations
 
+from fastapi import Request
 from itsdangerous import BadSignature, URLSafeSerializer
+
+from kva.service.sessions import guest_with_session
+from kva.storage.models import User
+from kva.web.security import client_ip
+from kva.web.services import services
 
 COOKIE = "kva_session"
 MAX_AGE = 60 * 60 * 24 * 365
@@ -31,3 +43,15 @@ class SessionCodec:
             return None
         uid = data.get("uid") if isinstance(data, dict) else None
         return uid if isinstance(uid, int) and not isinstance(uid, bool) else None
+
+
+async def ensure_user(request: Request) -> User:
+    """The visitor's user, created now (a guest with a session) if they have none yet."""
+    user: User | None = request.state.user
+    if user is not None:
+        return user
+    user, token = await guest_with_session(services(request).sessions, client_ip(request))
+    request.state.user = user
+    request.state.session_token = token
+    request.state.set_session = token
+    return user

@@ -17,7 +17,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import RedirectResponse, Response
 
-from kva.rules import TARGETS, MatchSettings
+from kva.rules import TARGETS, BadSettings, MatchSettings
 from kva.service import NotFound
 from kva.service.accounts import is_registered
 from kva.service.lobby import TOPIC, Lobby, LobbyError, view_for
@@ -25,8 +25,9 @@ from kva.service.messages import error
 from kva.service.quickgame import QuickGame, QuickGameError, Search
 from kva.service.sessions import COOKIE, user_for_token
 from kva.storage.models import User
+from kva.web.identity import ensure_user
 from kva.web.render import render, translator
-from kva.web.security import client_ip, origin_allowed
+from kva.web.security import client_ip, origin_ok
 from kva.web.services import services
 from kva.web.sockets import Channel
 from kva.web.wallet import quick_stake
@@ -65,7 +66,8 @@ def _lobby_errors(request: Request) -> dict[str, str]:
 async def _lobby_page(request: Request, error: str | None = None, status: int = 200) -> Response:
     user = request.state.user
     registered = is_registered(user)
-    tables = [t.for_viewer(user.id, registered) for t in await _lobby(request).tables()]
+    user_id = user.id if user is not None else None
+    tables = [t.for_viewer(user_id, registered) for t in await _lobby(request).tables()]
     return render(request, "lobby.html", {
         "tables": tables, "targets": TARGETS, "registered": registered, "error": error,
     }, status)
@@ -82,7 +84,7 @@ async def join(request: Request, match_id: str) -> Response:
     """Sit down at an open table in one click, then play."""
     if len(match_id) > 24:
         raise _no_table(request)
-    user = request.state.user
+    user = await ensure_user(request)
     try:
         joined = await _lobby(request).join(match_id, user, is_registered(user))
     except NotFound:
@@ -99,7 +101,8 @@ async def cancel(request: Request, match_id: str) -> Response:
     if len(match_id) > 24:
         raise _no_table(request)
     try:
-        await _lobby(request).cancel(match_id, request.state.user.id)
+        user = request.state.user  # nobody without a session has a table to cancel
+        await _lobby(request).cancel(match_id, user.id if user is not None else 0)
     except NotFound:
         raise _no_table(request) from None
     except LobbyError as exc:
@@ -134,6 +137,7 @@ async def quick(request: Request) -> Response:
         raise _fail(request, 400, _("Choose a target of 75, 175, 255 or 355 points.")) from None
     except ValueError:
         raise _fail(request, 400, _("Choose a target of 75, 175, 255 or 355 points.")) from None
+    await ensure_user(request)  # the search's socket needs a session
     stake = await quick_stake(request)  # Domino Coin: on the list, registered, covered now
     return render(request, "quick.html", {"target": target, "bazaar": bazaar, "rated": rated,
                                           "stake": stake})
@@ -147,7 +151,7 @@ async def _ws_user(ws: WebSocket) -> User | None:
 
 
 def _ws_origin_ok(ws: WebSocket) -> bool:
-    return origin_allowed(ws.headers, services(ws).settings.allowed_origins)
+    return origin_ok(ws)
 
 
 def _frame_type(text: str | None) -> str | None:
@@ -232,8 +236,10 @@ async def quick_socket(ws: WebSocket) -> None:
     quick = services(ws).quick
     try:
         target, bazaar, rated = quick_settings(ws.query_params)
-    except ValueError:
-        await channel.send(error("bad_settings"))
+    except ValueError as exc:
+        field = exc.field if isinstance(exc, BadSettings) else ""
+        await channel.send(error({"target": "bad_target", "bazaar": "bad_bazaar"}.get(
+            field, "bad_settings")))
         await channel.close(4400)
         return
     if not await _register(channel, user):

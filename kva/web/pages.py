@@ -7,15 +7,21 @@ from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from sqlalchemy import func, select
 
 from kva.i18n import COOKIE_NAME as LANG_COOKIE
 from kva.i18n import LOCALES
 from kva.rules import TARGETS, BadSettings, MatchSettings
 from kva.service import NotFound, PlayService, RatedOnly, WrongPassword
 from kva.service.accounts import is_registered
-from kva.service.play import MatchInfo
 from kva.service.bots import LEVELS
+from kva.service.passwords import PasswordsBusy
+from kva.service.play import MatchInfo
+from kva.service.ratelimit import AuthRateLimiter, Refusal
+from kva.storage.models import MatchRow, TableRow
+from kva.web.identity import ensure_user
 from kva.web.render import render, translator
+from kva.web.security import client_ip
 from kva.web.services import services
 from kva.web.wallet import form_stake
 
@@ -58,7 +64,8 @@ async def healthz() -> str:
 @router.get("/")
 async def home(request: Request) -> Response:
     """Start a match; the visitor's matches."""
-    matches = await _service(request).matches_of(request.state.user.id)
+    user = request.state.user  # a first visit creates nobody: no user, no matches yet
+    matches = await _service(request).matches_of(user.id) if user is not None else []
     return render(request, "home.html", {"matches": matches, "targets": TARGETS,
                                          "levels": LEVELS})
 
@@ -97,27 +104,78 @@ async def new_match(
         raise _fail(request, 403, _("Rated games are for registered players. Create an "
                                     "account to play rated."))
     coin_stake = form_stake(request, stake, opponent, user)  # Domino Coin (0: none)
-    match_id, _token = await _service(request).create_match(
-        user.id, user.nickname, opponent, settings.target, settings.bazaar,
-        password if opponent == "friend" and password else None, rated=want_rated,
-        stake=coin_stake,
-    )
+    if opponent in ("friend", "open"):  # tables wait for someone: limited per client
+        refusal = await _limiter(request).check_table_create(client_ip(request))
+        if refusal is not None:
+            return _too_many(request, refusal, _("You opened too many tables. Try again in "
+                                                "%(minutes)s min."))
+        cap = services(request).settings.max_open_tables
+        if opponent == "open" and user is not None and await _open_tables(request, user.id) \
+                >= cap:
+            raise _fail(request, 429, _("You already have %(count)s open tables waiting in "
+                                        "the lobby. Cancel one first.") % {"count": cap})
+    user = await ensure_user(request)
+    try:
+        match_id, _token = await _service(request).create_match(
+            user.id, user.nickname, opponent, settings.target, settings.bazaar,
+            password if opponent == "friend" and password else None, rated=want_rated,
+            stake=coin_stake,
+        )
+    except PasswordsBusy:
+        return busy_page(request)
     return RedirectResponse(f"/m/{match_id}", status_code=303)
+
+
+def _limiter(request: Request) -> AuthRateLimiter:
+    return services(request).rate_limiter
+
+
+def _too_many(request: Request, refusal: Refusal, message: str) -> Response:
+    """429 with ``Retry-After`` and ``message`` (which may name ``%(minutes)s``)."""
+    minutes = max(1, -(-refusal.retry_after // 60))
+    request.state.own_error = True
+    response = error_page(request, 429, message % {"minutes": minutes})
+    response.headers["Retry-After"] = str(refusal.retry_after)
+    return response
+
+
+def busy_page(request: Request) -> Response:
+    """503 at once when password checks are saturated (never an unbounded queue)."""
+    _ = translator(request)
+    request.state.own_error = True
+    response = error_page(request, 503, _("The server is busy. Try again in a moment."))
+    response.headers["Retry-After"] = "2"
+    return response
+
+
+async def _open_tables(request: Request, user_id: int) -> int:
+    """How many open tables of ``user_id`` wait in the lobby."""
+    async with services(request).sessions() as session:
+        count = await session.scalar(
+            select(func.count()).select_from(TableRow)
+            .join(MatchRow, MatchRow.id == TableRow.match_id)
+            .where(TableRow.created_by == user_id, TableRow.kind == "open",
+                   MatchRow.status == "waiting"))
+    return int(count or 0)
 
 
 async def _join(request: Request, token: str, password: str | None) -> Response:
     _ = translator(request)
-    user = request.state.user
+    user = await ensure_user(request)
     try:
         match_id, _seat = await _service(request).join_table(
             token, user.id, user.nickname, password, registered=is_registered(user)
         )
+    except PasswordsBusy:
+        return busy_page(request)
     except NotFound:
         raise _fail(request, 404, _("This table does not exist.")) from None
     except RatedOnly:
         raise _fail(request, 403, _("Rated tables are for registered players. Create an "
                                     "account to join.")) from None
     except WrongPassword:
+        if password:
+            await _limiter(request).table_password_failed(token)
         return render(request, "table_join.html",
                       {"token": token, "needs_password": True, "wrong": password is not None},
                       403 if password is not None else 200)
@@ -150,6 +208,11 @@ async def table_join(request: Request, token: str, password: str = Form("")) -> 
     _ = translator(request)
     if len(token) > 64 or len(password) > 128:
         raise _fail(request, 404, _("This table does not exist."))
+    if password:  # a guess: limited per client and per table before Argon2 runs
+        refusal = await _limiter(request).check_table_password(client_ip(request), token)
+        if refusal is not None:
+            return _too_many(request, refusal, _("Too many password attempts. Try again in "
+                                                "%(minutes)s min."))
     return await _join(request, token, password)
 
 
@@ -160,7 +223,8 @@ async def _info(request: Request, match_id: str) -> MatchInfo:
     if len(match_id) > 24:
         raise _fail(request, 404, _("This match does not exist."))
     try:
-        info = await _service(request).info(match_id, request.state.user.id)
+        user = request.state.user
+        info = await _service(request).info(match_id, user.id if user is not None else None)
     except NotFound:
         raise _fail(request, 404, _("This match does not exist.")) from None
     if not info.may_watch:

@@ -20,6 +20,7 @@ from markupsafe import Markup, escape
 from sqlalchemy import select
 
 from kva.ratings import PROVISIONAL_RD
+from kva.service import accounts
 from kva.service import history as history_service
 from kva.service import ratings as ratings_service
 from kva.storage.models import User
@@ -55,6 +56,8 @@ async def _player(request: Request, nickname: str) -> User:
     if 0 < len(nickname) <= MAX_NICKNAME:
         async with services(request).sessions() as session:
             user = await session.scalar(select(User).where(User.nickname == nickname))
+            if user is None:  # /u/Nino is nino: registered names are one whatever the case
+                user = await accounts.find_registered(session, nickname)
     me = request.state.user
     if user is None or (user.kind == "guest" and (me is None or me.id != user.id)):
         raise _fail(request, 404, _("There is no player with that name."))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kva.service.ratelimit import DEFAULTS as RATE_DEFAULTS
 from kva.service.ratelimit import parse_limits
-from kva.web.security import parse_allowed_origins
+from kva.web.security import Network, parse_allowed_origins, parse_trusted_proxies
 
 
 def _float(name: str, default: float) -> float:
@@ -26,6 +26,15 @@ def _float(name: str, default: float) -> float:
     if value < 0:
         raise ValueError(f"{name} must not be negative")
     return value
+
+
+def _count(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    if not raw.strip().isdigit():
+        raise ValueError(f"{name} must be a whole number, not {raw!r}")
+    return int(raw)
 
 
 def _ws_count(name: str, default: int) -> int:
@@ -102,6 +111,26 @@ class Settings:
     login_rate_ip: str = RATE_DEFAULTS["login_ip"]
     login_rate_nickname: str = RATE_DEFAULTS["login_nickname"]
     register_rate_ip: str = RATE_DEFAULTS["register_ip"]
+    login_rate_nickname_ip: str = RATE_DEFAULTS["login_nickname_ip"]
+    table_password_rate_ip: str = RATE_DEFAULTS["table_password_ip"]
+    table_password_rate_table: str = RATE_DEFAULTS["table_password_table"]
+    table_create_rate_ip: str = RATE_DEFAULTS["table_create_ip"]
+    #: Waiting open tables one player may have in the lobby at once.
+    max_open_tables: int = 3
+    #: Reverse proxies whose ``X-Forwarded-*`` headers are believed (none by default).
+    trusted_proxies: tuple[Network, ...] = ()
+
+    def rate_limits(self) -> dict[str, str]:
+        """The limits for :class:`kva.service.ratelimit.AuthRateLimiter`."""
+        return {
+            "login_ip": self.login_rate_ip,
+            "login_nickname": self.login_rate_nickname,
+            "login_nickname_ip": self.login_rate_nickname_ip,
+            "register_ip": self.register_rate_ip,
+            "table_password_ip": self.table_password_rate_ip,
+            "table_password_table": self.table_password_rate_table,
+            "table_create_ip": self.table_create_rate_ip,
+        }
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -142,4 +171,11 @@ class Settings:
             login_rate_ip=_limit("KVA_LOGIN_RATE_IP", "login_ip"),
             login_rate_nickname=_limit("KVA_LOGIN_RATE_NICKNAME", "login_nickname"),
             register_rate_ip=_limit("KVA_REGISTER_RATE_IP", "register_ip"),
+            login_rate_nickname_ip=_limit("KVA_LOGIN_RATE_NICKNAME_IP", "login_nickname_ip"),
+            table_password_rate_ip=_limit("KVA_TABLE_PASSWORD_RATE_IP", "table_password_ip"),
+            table_password_rate_table=_limit("KVA_TABLE_PASSWORD_RATE_TABLE",
+                                             "table_password_table"),
+            table_create_rate_ip=_limit("KVA_TABLE_CREATE_RATE_IP", "table_create_ip"),
+            max_open_tables=_count("KVA_MAX_OPEN_TABLES", 3),
+            trusted_proxies=parse_trusted_proxies(os.environ.get("KVA_TRUSTED_PROXIES", "")),
         )

@@ -30,7 +30,7 @@ from kva.service.presence import CLAIM_TYPE, Presence
 from kva.service.ratings import match_ratings_message
 from kva.service.rematch import REMATCH_TYPES
 from kva.service.sessions import COOKIE, session_is_live, user_for_token
-from kva.web.security import client_ip, origin_allowed
+from kva.web.security import client_ip, origin_ok
 from kva.web.services import services
 from kva.web.settings import Settings
 from kva.web.sockets import CLOSE_REVOKED, Channel, dumps
@@ -43,7 +43,7 @@ MAX_FRAME = 4096
 #: rematch and presence services answer.
 CLIENT_TYPES = MATCH_CLIENT_TYPES
 assert set(CLIENT_TYPES) == {"hello", "action", "resign", "ping", "seed", *REMATCH_TYPES,
-                             CLAIM_TYPE}
+                            CLAIM_TYPE}
 
 
 class Connection:
@@ -192,7 +192,7 @@ async def _handle(conn: Connection, service: PlayService, text: str) -> None:
 @router.websocket("/ws/m/{match_id}")
 async def match_socket(ws: WebSocket, match_id: str) -> None:
     """The real-time channel of one match, for a seated player or a spectator."""
-    if not origin_allowed(ws.headers, ws.app.state.settings.allowed_origins):
+    if not origin_ok(ws):
         await ws.close(code=1008)  # before accept: the handshake is refused (HTTP 403)
         return
     svc = services(ws)
