@@ -48,6 +48,27 @@ MAX_PENDING = 10
 #: Live tokens per bot.
 MAX_TOKENS = 10
 ACTIVE = ("waiting", "active")
+#: New bot accounts are announced here (nickname), so every process marks them as bots.
+BOTS_TOPIC = "botapi:bots"
+#: The nicknames of bot accounts, as this process knows them (filled at start, then as
+#: accounts become bots): pages mark these names as bots (:func:`is_bot_name`).
+_BOT_NAMES: set[str] = set()
+
+
+def is_bot_name(nickname: object) -> bool:
+    """Whether ``nickname`` is a bot account's (for marking names on pages)."""
+    return isinstance(nickname, str) and nickname in _BOT_NAMES
+
+
+def note_bot_names(names: list[str]) -> None:
+    _BOT_NAMES.update(names)
+
+
+async def load_bot_names(sessions: async_sessionmaker[AsyncSession]) -> None:
+    """Learn every bot account's nickname (at start)."""
+    async with sessions() as session:
+        note_bot_names(list(await session.scalars(
+            select(User.nickname).join(BotAccount, BotAccount.user_id == User.id))))
 
 
 class BotApiError(Exception):
@@ -100,8 +121,10 @@ async def active_matches(session: AsyncSession, user_id: int) -> int:
     return int(count or 0)
 
 
-async def make_bot(sessions: async_sessionmaker[AsyncSession], user: User) -> None:
-    """Turn ``user`` into a bot account: registered, and no match played yet."""
+async def make_bot(sessions: async_sessionmaker[AsyncSession], user: User,
+                   broker: Broker | None = None) -> None:
+    """Turn ``user`` into a bot account: registered, and no match played yet. With
+    ``broker``, every process hears of it (its name is marked as a bot's)."""
     if user.kind != REGISTERED:
         raise BotApiError("not_registered", "only a registered account can become a bot", 403)
     async with sessions() as session, session.begin():
@@ -111,6 +134,12 @@ async def make_bot(sessions: async_sessionmaker[AsyncSession], user: User) -> No
             raise BotApiError("has_matches", "only an account that never played can become a "
                               "bot", 409)
         session.add(BotAccount(user_id=user.id, max_matches=DEFAULT_MAX_MATCHES))
+    note_bot_names([user.nickname])
+    if broker is not None:
+        try:
+            await broker.publish(BOTS_TOPIC, {"nickname": user.nickname})
+        except Exception:
+            log.exception("publishing a new bot failed")
 
 
 async def set_max_matches(sessions: async_sessionmaker[AsyncSession], user_id: int,

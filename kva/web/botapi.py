@@ -31,6 +31,7 @@ from limits.aio.strategies import MovingWindowRateLimiter
 from limits.storage import storage_from_string
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from kva.i18n import LOCALES, jinja_env
 from kva.service import NotFound, PlayError
 from kva.service import botapi as bots
 from kva.service.botapi import BotApiError, BotCaller, Challenges
@@ -39,6 +40,7 @@ from kva.service.ratelimit import parse_limits
 from kva.service.sessions import COOKIE, MAX_COOKIE, token_hash
 from kva.storage.botapi import BotAccount
 from kva.web.pages import error_page
+from kva.web.render import _LOADER as TEMPLATE_LOADER
 from kva.web.render import render
 from kva.web.services import services
 
@@ -86,7 +88,7 @@ class BotApi:
             storage = cast(AsyncStorage, storage_from_string("async+memory://"))
         self._limiter = MovingWindowRateLimiter(storage)
         self.streams: dict[str, set[asyncio.Queue[Any]]] = {}
-        self._watch: asyncio.Task[None] | None = None
+        self._watch: list[asyncio.Task[None]] = []
 
     async def allowed(self, token_hash_: str) -> int | None:
         """None if the token may make one more request now, else seconds to wait."""
@@ -109,23 +111,33 @@ class BotApi:
                 del self.streams[hashed]
 
     async def start(self, app: FastAPI) -> None:
-        sub = await services(app).broker.subscribe(bots.TOKEN_REVOKED_TOPIC)
+        svc = services(app)
+        await bots.load_bot_names(svc.sessions)
+        revoked = await svc.broker.subscribe(bots.TOKEN_REVOKED_TOPIC)
+        named = await svc.broker.subscribe(bots.BOTS_TOPIC)
 
-        async def watch() -> None:
+        async def watch_revoked() -> None:
             try:
-                async for note in sub:
+                async for note in revoked:
                     for queue in self.streams.get(str(note.get("token_hash")), set()):
                         queue.put_nowait(_REVOKED)
             finally:
-                await sub.close()
+                await revoked.close()
 
-        self._watch = asyncio.create_task(watch())
+        async def watch_named() -> None:
+            try:
+                async for note in named:
+                    bots.note_bot_names([str(note.get("nickname"))])
+            finally:
+                await named.close()
+
+        self._watch = [asyncio.create_task(watch_revoked()), asyncio.create_task(watch_named())]
 
     async def stop(self) -> None:
-        if self._watch is not None:
-            self._watch.cancel()
+        for task in self._watch:
+            task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._watch
+                await task
 
 
 def _api(request: Request) -> BotApi:
@@ -478,7 +490,7 @@ async def bot_enable(request: Request) -> Response:
     if user is None:
         return RedirectResponse("/login?next=/settings/bot", 303)
     try:
-        await bots.make_bot(services(request).sessions, user)
+        await bots.make_bot(services(request).sessions, user, services(request).broker)
     except BotApiError as exc:
         return await _settings_page(request, exc.status, error=exc.code)
     return RedirectResponse("/settings/bot", 303)
@@ -648,6 +660,8 @@ def install(app: FastAPI) -> None:
             svc.play.commit_hooks.append(challenges.after_commit)
             api = BotApi(challenges, svc.settings.rate_limit_storage)
             app.state.botapi = api
+            for locale in LOCALES:  # pages mark bot accounts' names (templates/_bot_mark.html)
+                jinja_env(locale, TEMPLATE_LOADER).globals["is_bot_name"] = bots.is_bot_name
             await api.start(app)
             try:
                 yield state

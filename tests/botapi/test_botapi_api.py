@@ -95,6 +95,10 @@ async def test_person_against_api_bot_whole_match(server: ServerThread) -> None:
     # Rated between a bot and a person: both ratings moved, as for anyone.
     ratings = stream.states[-1]["event"]["ratings"]
     assert len(ratings) == 2 and all(r["before"] != r["after"] for r in ratings)
+    # The bot is marked as a bot wherever its name shows.
+    for path in (f"/m/{match_id}", "/ratings", f"/u/{bot_name}", f"/u/{person_name}"):
+        page = (await person.http.get(path)).text
+        assert 'data-testid="bot-mark"' in page, path
     await events.close()
     await sock.close()
     await api.close()
@@ -170,6 +174,9 @@ async def test_refusals_and_security(server: ServerThread) -> None:
     assert r.status_code == 400 and r.json()["code"] == "bad_type"
     r = await mover.post("/api/bot/match/nope/action", {"version": 1, "action": {}})
     assert r.status_code == 404 and r.json()["code"] == "not_found"
+    r = await mover.http.get("/api/bot/nothing/here")
+    assert r.status_code == 404 and r.json()["code"] == "not_found"
+    assert (await mover.http.get("/api")).json()["version"] == 1
     # A bot account is kept off the pages people play with.
     r = await owner_a.http.post("/matches", data={"opponent": "bot:easy", "target": "75",
                                                   "bazaar": "draw"})
