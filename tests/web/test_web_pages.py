@@ -6,14 +6,41 @@ import re
 
 import httpx
 import pytest
+from sqlalchemy import func, select
 from webhelp import ServerThread, Visitor
+
+from kva.storage.db import create_engine, session_factory
+from kva.storage.models import SessionRow, User
 
 GUEST = re.compile(r"guest-\d{4,}")
 
 
-async def test_first_visit_gets_a_guest_that_sticks(server: ServerThread) -> None:
+async def _count_users(database_url: str) -> tuple[int, int]:
+    """How many users and session rows the database holds now."""
+    engine = create_engine(database_url)
+    try:
+        async with session_factory(engine)() as session:
+            users = await session.scalar(select(func.count()).select_from(User))
+            rows = await session.scalar(select(func.count()).select_from(SessionRow))
+        return int(users or 0), int(rows or 0)
+    finally:
+        await engine.dispose()
+
+
+async def test_a_guest_is_created_at_the_first_action_and_sticks(
+    server: ServerThread, database_url: str
+) -> None:
+    # Issue 8: a visit that merely renders a page creates nobody (no cookie, no row); the first
+    # action (here a quick-game search page) creates the guest, whose cookie then sticks.
+    before = await _count_users(database_url)
     async with httpx.AsyncClient(base_url=server.base_url) as http:
         r = await http.get("/")
+        assert r.status_code == 200
+        assert "kva_session" not in r.cookies
+        assert GUEST.search(r.text) is None
+        assert 'data-testid="nav-login"' in r.text  # a visitor with no session can log in
+        assert await _count_users(database_url) == before
+        r = await http.get("/quick", params={"target": "75"})
         assert r.status_code == 200
         assert "kva_session" in r.cookies
         name = GUEST.search(r.text)
@@ -21,10 +48,17 @@ async def test_first_visit_gets_a_guest_that_sticks(server: ServerThread) -> Non
         r2 = await http.get("/")
         assert "kva_session" not in r2.cookies  # nothing new to set
         assert name.group(0) in r2.text
+        r3 = await http.get("/quick", params={"target": "75"})
+        assert "kva_session" not in r3.cookies  # acting again creates nobody new
+        assert name.group(0) in r3.text
+    assert await _count_users(database_url) == (before[0] + 1, before[1] + 1)
     async with httpx.AsyncClient(base_url=server.base_url,
                                  cookies={"kva_session": "forged.value"}) as http:
         r = await http.get("/")
-        assert "kva_session" in r.cookies  # a forged cookie buys a fresh guest
+        assert "kva_session" not in r.cookies  # a forged cookie is nobody: no guest for a view
+        assert name.group(0) not in r.text
+        r = await http.get("/quick", params={"target": "75"})
+        assert "kva_session" in r.cookies  # acting with it buys a fresh guest
         assert name.group(0) not in r.text
 
 
