@@ -6,6 +6,7 @@ identically, and a stale copy is caught by the refused insert, not by a read bef
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from typing import Any
 
@@ -238,3 +239,68 @@ async def test_the_home_page_list_shows_the_score_of_a_match_in_progress(session
     summary = next(m for m in await play.matches_of(ids[0]) if m.id == match_id)
     assert summary.score == (live.match.scores[0], live.match.scores[1])
     await play.stop()
+
+
+async def test_the_migration_converts_matches_in_progress_and_folds_back(
+    database_url: str, tmp_path: Any
+) -> None:
+    """0006 gives each stored match in progress the guard row of its version (its record is
+    the checkpoint); the downgrade folds the journal back into the record."""
+    if not database_url.startswith("sqlite"):
+        pytest.skip("up and down on a database of its own (SQLite)")
+    from sqlalchemy import text
+
+    from kva.rules import Match, write_record
+    from kva.storage.db import create_engine, session_factory
+    from kva.storage.migrate import upgrade
+
+    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'mig.sqlite3'}")
+    try:
+        await upgrade(engine, "0005_fair_seeds")
+        match = Match(75, "draw", random.Random(4))
+        rng = random.Random(4)
+        for _ in range(9):
+            match.apply(rng.choice(match.legal_codes()))
+        record = write_record(match, meta={"match_id": "m1", "rated": False})
+        async with engine.begin() as conn:
+            await conn.execute(text(
+                "INSERT INTO matches (id, status, target, bazaar, rated, version, record, "
+                "created_at, updated_at, private) VALUES ('m1', 'active', 75, 'draw', 0, 10, "
+                ":record, '2026-11-30', '2026-11-30', 0)"), {"record": journal.encode(record)})
+        await upgrade(engine)
+        sessions = session_factory(engine)
+        async with sessions() as session:
+            assert await repo.match_version(session, "m1") == 10
+            rows = await repo.journal_since(session, "m1", 0)
+            assert [seq for seq, _ in rows] == [10]  # the guard of its version
+            assert await repo.append_change(session, "m1", 10, "{}") is False
+            await session.rollback()
+        changes = []
+        for _ in range(5):
+            hand = len(match.hands) - 1
+            match.apply(rng.choice(match.legal_codes()))
+            changes.append(journal.encode(journal.change_of(match, hand)))
+        async with engine.begin() as conn:
+            for seq, change in enumerate(changes, start=11):
+                assert await repo.append_change(conn, "m1", seq, change)
+        from alembic import command
+
+        from kva.storage.migrate import alembic_config
+
+        def _down(connection: Any) -> None:
+            config = alembic_config()
+            config.attributes["connection"] = connection
+            command.downgrade(config, "0005_fair_seeds")
+
+        async with engine.connect() as conn:  # later downgrades rebuild tables: no FK checks
+            await conn.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            await conn.run_sync(_down)
+            await conn.commit()
+        async with engine.connect() as conn:
+            version, stored = (await conn.execute(text(
+                "SELECT version, record FROM matches WHERE id = 'm1'"))).one()
+        assert version == 15
+        folded = stored if isinstance(stored, dict) else json.loads(stored)
+        assert folded["hands"] == write_record(match)["hands"]
+    finally:
+        await engine.dispose()
