@@ -1,0 +1,66 @@
+"""The bot API's limits: the per-token rate limit, and a bot that does not move in time loses
+by timeout as a person would (its match stream counts as its presence)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from accounts_help import registered
+from botapi_help import ApiClient, Stream, new_bot
+
+
+async def test_rate_limit_per_token(make_server: Callable[..., Any],
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KVA_BOT_API_RATE", "5/second")
+    server = make_server()
+    owner, _name, token = await new_bot(server.base_url)
+    _owner2, _name2, token2 = await new_bot(server.base_url)
+    api, other = ApiClient(server.base_url, token), ApiClient(server.base_url, token2)
+    statuses = [(await api.http.get("/api/account")) for _ in range(8)]
+    refused = [r for r in statuses if r.status_code == 429]
+    assert refused and statuses[0].status_code == 200
+    assert refused[0].json()["code"] == "rate_limited"
+    assert int(refused[0].headers["Retry-After"]) >= 1
+    assert (await other.http.get("/api/account")).status_code == 200  # per token
+    await asyncio.sleep(1.2)
+    assert (await api.http.get("/api/account")).status_code == 200
+    for c in (api, other):
+        await c.close()
+    for v in (owner, _owner2):
+        await v.__aexit__()
+
+
+async def test_a_bot_that_does_not_move_loses_by_timeout(
+        make_server: Callable[..., Any]) -> None:
+    server = make_server(first_move_timeout=1.5)
+    owner, bot_name, token = await new_bot(server.base_url)
+    api = ApiClient(server.base_url, token)
+    events = await Stream(api, "/api/bot/stream").open()
+    person, _ = await registered(server.base_url, "h")
+    r = await person.http.post(f"/bots/{bot_name}/challenge", data={"target": "75"})
+    assert r.status_code == 303
+    challenge = await events.wait_for(lambda m: m.get("type") == "challenge")
+    r = await api.post(f"/api/challenge/{challenge['challenge']['id']}/accept")
+    match_id = r.json()["match_id"]
+    stream = await Stream(api, f"/api/bot/match/{match_id}/stream").open()  # present, idle
+    sock = await person.connect(match_id)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 20
+    while not sock.state["view"]["over"]:
+        assert loop.time() < deadline, "no timeout"
+        if sock.my_turn():
+            await sock.play_first_legal()
+        await asyncio.sleep(0.05)
+    view = sock.state["view"]
+    assert view["forfeit_reason"] == "timeout" and view["winner"] == sock.state["you"]
+    over = await events.wait_for(lambda m: m.get("type") == "match_over")
+    assert over["match"]["reason"] == "timeout" and over["match"]["seat"] == 1
+    await stream.wait_ended()
+    await sock.close()
+    await events.close()
+    await api.close()
+    for v in (owner, person):
+        await v.__aexit__()
