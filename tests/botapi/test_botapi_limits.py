@@ -64,3 +64,28 @@ async def test_a_bot_that_does_not_move_loses_by_timeout(
     await api.close()
     for v in (owner, person):
         await v.__aexit__()
+
+
+async def test_the_match_stream_is_the_bots_presence(make_server: Callable[..., Any]) -> None:
+    server = make_server(disconnect_grace=30.0)
+    owner, bot_name, token = await new_bot(server.base_url)
+    api = ApiClient(server.base_url, token)
+    person, _ = await registered(server.base_url, "h")
+    r = await person.http.post(f"/bots/{bot_name}/challenge", data={"target": "75"})
+    challenge_id = r.headers["location"].rsplit("/", 1)[1]
+    r = await api.post(f"/api/challenge/{challenge_id}/accept")
+    match_id = r.json()["match_id"]
+    sock = await person.connect(match_id)
+    stream = await Stream(api, f"/api/bot/match/{match_id}/stream").open()
+    await stream.wait_for(lambda m: m.get("type") == "state")
+    await stream.close()  # the bot's program went away
+    away = await sock.wait_for(lambda m: m.get("type") == "presence" and m["seat"] == 1)
+    assert away["online"] is False and 0 < away["claim_in"] <= 30
+    stream = await Stream(api, f"/api/bot/match/{match_id}/stream").open()
+    back = await sock.wait_for(lambda m: m.get("type") == "presence" and m["online"])
+    assert back["seat"] == 1
+    await stream.close()
+    await sock.close()
+    await api.close()
+    for v in (owner, person):
+        await v.__aexit__()
