@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import case, func, select, update
+from sqlalchemy import case, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -105,21 +105,21 @@ async def wallet_of(session: AsyncSession, user_id: int, *, lock: bool = False
 
 
 async def _move(session: AsyncSession, key: str, amount: int, source: CoinAccount,
-                target: CoinAccount, kind: str, match_id: str | None = None) -> CoinEntry:
+                target: CoinAccount, kind: str, match_id: str | None = None) -> None:
     """Append one entry and move the cached balances in this transaction. The caller holds
     both accounts' locks; IntegrityError if ``key`` (or the match's kind and source) exists."""
     if amount <= 0:
         raise ValueError("an entry moves a positive amount")
-    entry = CoinEntry(key=key, amount=amount, from_account=source.id, to_account=target.id,
-                      kind=kind, match_id=match_id, created_at=utcnow())
-    session.add(entry)
-    await session.flush()
-    for account, delta in ((source, -amount), (target, amount)):
-        await session.execute(update(CoinAccount).where(CoinAccount.id == account.id)
-                              .values(balance=CoinAccount.balance + delta)
-                              .execution_options(synchronize_session=False))
-        account.balance += delta  # the loaded copy follows the stored row
-    return entry
+    await session.execute(insert(CoinEntry).values(
+        key=key, amount=amount, from_account=source.id, to_account=target.id, kind=kind,
+        match_id=match_id, created_at=utcnow()))
+    await session.execute(
+        update(CoinAccount).where(CoinAccount.id.in_([source.id, target.id]))
+        .values(balance=CoinAccount.balance + case((CoinAccount.id == source.id, -amount),
+                                                   else_=amount))
+        .execution_options(synchronize_session=False))
+    source.balance -= amount  # the loaded copies follow the stored rows
+    target.balance += amount
 
 
 async def ensure_wallet(session: AsyncSession, user: User) -> CoinAccount:
@@ -224,7 +224,8 @@ async def _stake_row(session: AsyncSession, match_id: str) -> MatchRow | None:
 async def start_match(session: AsyncSession, match_id: str) -> int:
     """Move both stakes of the coin match ``match_id`` into its escrow: call it inside the
     transaction that starts the match (both seats taken). Returns the stake (0: not a coin
-    match, nothing done; also when the stakes are in already).
+    match, nothing done). A second start of the same match breaks the escrow's and the
+    entries' unique keys (IntegrityError): its transaction rolls back, nothing moves twice.
 
     CoinError (``insufficient``, naming the player; ``guest``; ``bot_stake``) when a player
     cannot cover it: the caller's transaction must roll back, so the match does not start
@@ -246,23 +247,27 @@ async def start_match(session: AsyncSession, match_id: str) -> int:
             if uid not in wallets:
                 await ensure_wallet(session, users[uid])
         wallets = await _locked_wallets(session, ids)
-    escrow = await session.scalar(select(CoinAccount).where(CoinAccount.match_id == match_id)
-                                  .with_for_update())
-    retried = escrow is not None
-    if escrow is None:
-        escrow = CoinAccount(key=f"escrow:{match_id}", kind=ESCROW, match_id=match_id,
-                             balance=0)
-        session.add(escrow)
-        await session.flush()
-    for seat, uid in enumerate(ids):
-        key = f"stake:{match_id}:{seat}"
-        if retried and await session.scalar(select(CoinEntry.id).where(CoinEntry.key == key)):
-            continue  # already in (a retried start)
-        wallet = wallets[uid]
-        if wallet.balance < stake:
+    for uid in ids:
+        if wallets[uid].balance < stake:
             raise CoinError("insufficient",
                             f"a player cannot cover the stake of {stake} coins", user_id=uid)
-        await _move(session, key, stake, wallet, escrow, STAKE, match_id)
+    # One escrow per match and one stake entry per match and wallet (unique keys): a second
+    # start of the same match fails here and rolls its whole transaction back.
+    escrow = CoinAccount(key=f"escrow:{match_id}", kind=ESCROW, match_id=match_id,
+                         balance=2 * stake)
+    session.add(escrow)
+    await session.flush()
+    now = utcnow()
+    await session.execute(insert(CoinEntry), [
+        {"key": f"stake:{match_id}:{seat}", "amount": stake, "from_account": wallets[uid].id,
+         "to_account": escrow.id, "kind": STAKE, "match_id": match_id, "created_at": now}
+        for seat, uid in enumerate(ids)])
+    await session.execute(update(CoinAccount)
+                          .where(CoinAccount.id.in_([wallets[uid].id for uid in ids]))
+                          .values(balance=CoinAccount.balance - stake)
+                          .execution_options(synchronize_session=False))
+    for uid in ids:
+        wallets[uid].balance -= stake
     return stake
 
 
@@ -296,27 +301,25 @@ async def finish_match(session: AsyncSession, match_id: str) -> Payout | None:
     the transaction that finishes the match. None when it is not a coin match, not finished,
     has no winner, or was paid already (the unique key of the payout makes that
     exactly-once even for two processes finishing the same match)."""
-    if not await stake_of(session, match_id):
-        return None
     row = await session.get(MatchRow, match_id)  # loaded already by the rating, this commit
     if row is not None and row.status != "finished":  # a copy older than this transaction's
         row = await session.get(MatchRow, match_id, populate_existing=True)
-    if row is None or row.status != "finished" or row.winner not in (0, 1):
+    if row is None or not row.stake or row.status != "finished" or row.winner not in (0, 1):
         return None
     winner_id = row.seat0_user_id if row.winner == 0 else row.seat1_user_id
-    escrow = await session.scalar(select(CoinAccount).where(CoinAccount.match_id == match_id)
-                                  .with_for_update()
-                                  .execution_options(populate_existing=True))
     _set_meta_stake(row, row.stake)
-    if escrow is None or winner_id is None or escrow.balance <= 0:
-        if escrow is None:
-            log.error("coin match %s finished with no escrow", match_id)
-        return None
-    wallet = await wallet_of(session, winner_id, lock=True)
-    if wallet is None:
-        log.error("coin match %s: the winner %s has no wallet", match_id, winner_id)
-        return None
-    await session.refresh(wallet)
+    # The escrow and the winner's wallet, locked in account order in one statement.
+    locked = list(await session.scalars(
+        select(CoinAccount).where((CoinAccount.match_id == match_id)
+                                  | (CoinAccount.user_id == winner_id))
+        .order_by(CoinAccount.id).with_for_update()
+        .execution_options(populate_existing=True)))
+    escrow = next((a for a in locked if a.match_id == match_id), None)
+    wallet = next((a for a in locked if a.user_id == winner_id), None)
+    if escrow is None or wallet is None or escrow.balance <= 0:
+        if escrow is None or wallet is None:
+            log.error("coin match %s finished with no escrow or no winner's wallet", match_id)
+        return None  # paid already (a second settlement): nothing moves
     amount = escrow.balance
     await _move(session, f"payout:{match_id}", amount, escrow, wallet, PAYOUT, match_id)
     await _log_suspicious(session, row, amount)
@@ -328,12 +331,14 @@ async def _log_suspicious(session: AsyncSession, row: MatchRow, amount: int) -> 
     person passing coins between two accounts: their sessions share a client address, or it
     ended by resignation (or abandonment) within :data:`QUICK_RESIGN_MOVES` moves."""
     ids = [row.seat0_user_id, row.seat1_user_id]
-    addresses: list[set[str]] = []
-    for uid in ids:
-        found = await session.scalars(select(SessionRow.address).distinct().where(
-            SessionRow.user_id == uid, SessionRow.address.is_not(None)))
-        addresses.append({a for a in found if a})
-    shared = sorted(addresses[0] & addresses[1])
+    addresses: dict[int | None, set[str]] = {uid: set() for uid in ids}
+    for uid, address in await session.execute(
+            select(SessionRow.user_id, SessionRow.address).distinct().where(
+                SessionRow.user_id.in_([i for i in ids if i is not None]),
+                SessionRow.address.is_not(None))):
+        if address:
+            addresses[uid].add(address)
+    shared = sorted(addresses[ids[0]] & addresses[ids[1]])
     moves = _moves(row.record)
     quick = row.end_reason in ("resign", "abandon") and moves <= QUICK_RESIGN_MOVES
     if not shared and not quick:
