@@ -30,7 +30,7 @@ from kva.service.rematch import RematchService
 from kva.service.sessions import identify
 from kva.storage.db import create_engine, session_factory
 from kva.storage.migrate import upgrade
-from kva.web import accounts, lobby, pages, profiles, wallet, ws
+from kva.web import accounts, learn, lobby, pages, profiles, wallet, ws
 from kva.web.botapi import install as install_bot_api
 from kva.web.identity import COOKIE, MAX_AGE, SessionCodec
 from kva.web.runtime import tune_gc
@@ -163,6 +163,7 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
     app.include_router(profiles.router)
     install_bot_api(app)  # /api/... (docs/bot-api.md), /bots, /settings/bot
     wallet.install(app)  # Domino Coin pages and refusals
+    learn.install(app)  # /learn, /strategy and post-game analysis (issue 10)
     return app
 
 
