@@ -1,0 +1,114 @@
+"""Learning pages: the interactive lesson (``/learn``) and its JSON, checked by the engine,
+with progress kept in the browser (guests) or the ``learn_progress`` table (registered)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, HTTPException, Request
+from fastapi.responses import JSONResponse, Response
+from sqlalchemy import select
+
+from kva.learn import lessons
+from kva.learn.lessons import SLUGS, STEPS, instruction_args
+from kva.rules.view_json import view_to_json
+from kva.service.accounts import is_registered
+from kva.storage.learn import LearnProgress
+from kva.storage.models import utcnow
+from kva.web.render import render, translator
+from kva.web.services import services
+
+router = APIRouter()
+
+
+def _step(number: int) -> lessons.Step:
+    try:
+        return lessons.step_at(number)
+    except IndexError:
+        raise HTTPException(404, "no such step") from None
+
+
+def _toc(request: Request) -> list[dict[str, Any]]:
+    _ = translator(request)
+    return [{"n": i + 1, "slug": s.slug, "title": _(s.title)} for i, s in enumerate(STEPS)]
+
+
+@router.get("/learn")
+async def learn_page(request: Request) -> Response:
+    """The lesson: a table of contents and one step at a time (``#step-N``)."""
+    return render(request, "learn.html", {"toc": _toc(request), "total": len(STEPS)})
+
+
+@router.get("/learn/step/{number}")
+async def step_json(request: Request, number: int) -> JSONResponse:
+    """Step ``number``: its title, instruction and the position as the learner sees it."""
+    _ = translator(request)
+    step = _step(number)
+    return JSONResponse({
+        "n": number, "total": len(STEPS), "slug": step.slug, "title": _(step.title),
+        "instruction": _(step.instruction) % instruction_args(step),
+        "view": step.position.view_json(),
+    })
+
+
+@router.post("/learn/step/{number}/check")
+async def step_check(request: Request, number: int) -> JSONResponse:
+    """The engine's verdict on the learner's action (the game's JSON action form)."""
+    _ = translator(request)
+    step = _step(number)
+    try:
+        body = await request.json()
+    except ValueError:
+        body = None
+    action = body.get("action") if isinstance(body, dict) else None
+    verdict = lessons.check(step, action)
+    message = _(verdict.message) % verdict.args if verdict.message else ""
+    out: dict[str, Any] = {"ok": verdict.ok, "legal": verdict.legal, "message": message}
+    if verdict.after is not None:
+        out["view"] = view_to_json(step.position.view(verdict.after))
+        out["points"] = verdict.args.get("points", 0)
+    return JSONResponse(out)
+
+
+@router.get("/learn/progress")
+async def progress_get(request: Request) -> JSONResponse:
+    """A registered player's steps done (a guest's live in the browser: ``stored`` false)."""
+    user = request.state.user
+    if not is_registered(user):
+        return JSONResponse({"stored": False, "done": []})
+    async with services(request).sessions() as session:
+        row = await session.get(LearnProgress, user.id)
+    done = [s for s in (row.done.split(",") if row is not None else []) if s in SLUGS]
+    return JSONResponse({"stored": True, "done": done})
+
+
+@router.post("/learn/progress")
+async def progress_post(request: Request) -> JSONResponse:
+    """Add steps done to a registered player's progress (the union with what is stored)."""
+    user = request.state.user
+    if not is_registered(user):
+        return JSONResponse({"stored": False, "done": []})
+    try:
+        body = await request.json()
+    except ValueError:
+        body = None
+    sent = body.get("done") if isinstance(body, dict) else None
+    new = {s for s in sent if isinstance(s, str) and s in SLUGS} if isinstance(sent, list) \
+        else set()
+    async with services(request).sessions() as session:
+        row = (await session.execute(
+            select(LearnProgress).where(LearnProgress.user_id == user.id))).scalar_one_or_none()
+        old = set(row.done.split(",")) if row is not None and row.done else set()
+        done = [s for s in SLUGS if s in old | new]
+        if row is None:
+            session.add(LearnProgress(user_id=user.id, done=",".join(done), updated_at=utcnow()))
+        else:
+            row.done = ",".join(done)
+            row.updated_at = utcnow()
+        await session.commit()
+    return JSONResponse({"stored": True, "done": done})
+
+
+def install(app: FastAPI) -> None:
+    """Register the learning pages."""
+    app.include_router(router)

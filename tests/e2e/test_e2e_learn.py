@@ -1,0 +1,95 @@
+"""The interactive lesson in the browser: a new guest completes it in Georgian by clicking,
+making one wrong move on the way and reading the engine's explanation; then starts a first
+match against the easy bot."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from e2e_helpers import shot, tid
+
+from kva.i18n import translations
+from kva.learn.lessons import STEPS, check
+from kva.rules.codes import DRAW, OPEN_BASE, PASS
+from kva.rules.tiles import TILE_NAME
+
+pytestmark = pytest.mark.browser
+
+GEORGIAN = re.compile(r"[\u10d0-\u10ff]")
+
+
+def _right(step: Any) -> int:
+    """A code the step accepts (the engine's verdict, as the server gives it)."""
+    for code in step.position.state().legal_codes():
+        message = _message(code)
+        if check(step, message).ok:
+            return code
+    raise AssertionError(step.slug)
+
+
+def _message(code: int) -> dict[str, object]:
+    if code == DRAW:
+        return {"type": "draw"}
+    if code == PASS:
+        return {"type": "pass"}
+    if code >= OPEN_BASE:
+        return {"type": "play", "tile": TILE_NAME[(code - OPEN_BASE) >> 1]}
+    return {"type": "play", "tile": TILE_NAME[code >> 2], "end": "LRUD"[code & 3]}
+
+
+def _play(page: Any, code: int) -> None:
+    if code == DRAW:
+        page.locator(tid("learn-draw")).click()
+        return
+    if code == PASS:
+        page.locator(tid("learn-pass")).click()
+        return
+    tile = TILE_NAME[(code - OPEN_BASE) >> 1] if code >= OPEN_BASE else TILE_NAME[code >> 2]
+    page.locator(f'[data-testid="learn-tile"][data-tile="{tile}"]').click()
+    if code < OPEN_BASE:
+        target = page.locator(f'[data-testid="end-target"][data-end="{"LRUD"[code & 3]}"]')
+        if target.count():
+            target.first.click()
+
+
+def test_a_guest_completes_the_lesson_in_georgian(new_context: Callable[..., Any]) -> None:
+    ctx = new_context(locale="ka-GE")
+    page = ctx.new_page()
+    page.goto("/learn")
+    assert page.evaluate("document.documentElement.lang").startswith("ka")
+    feedback = page.locator(tid("learn-feedback"))
+    for n, step in enumerate(STEPS, start=1):
+        page.wait_for_function("n => document.getElementById('learn').dataset.step === n",
+                               arg=str(n))
+        page.wait_for_selector('[data-testid="learn-tile"], [data-testid="learn-draw"]')
+        instruction = page.locator(tid("learn-instruction")).inner_text()
+        assert GEORGIAN.search(instruction), instruction
+        if step.slug == "match":  # one wrong move: 0-0 fits neither 3 nor 4
+            page.locator('[data-testid="learn-tile"][data-tile="0-0"]').click()
+            page.wait_for_function(
+                "() => document.querySelector('[data-testid=learn-feedback]')"
+                ".dataset.state === 'wrong'")
+            text = feedback.inner_text()
+            expected = translations("ka").gettext(
+                "%(tile)s does not fit: no open end asks %(a)s.") % {"tile": "0-0", "a": 0}
+            assert text == expected and GEORGIAN.search(text)
+            shot(page, "learn-wrong-move")
+        _play(page, _right(step))
+        page.wait_for_function(
+            "() => document.querySelector('[data-testid=learn-feedback]').dataset.state === 'ok'")
+        assert GEORGIAN.search(feedback.inner_text())
+        page.locator(tid("learn-next")).click()
+    page.locator(tid("learn-done")).wait_for(state="visible")
+    done = page.locator('[data-testid="toc-step"][data-done="1"]')
+    assert done.count() == len(STEPS)
+    # Progress is remembered in the browser: a reload still shows every step done.
+    page.reload()
+    page.wait_for_function(
+        "n => document.querySelectorAll('[data-testid=toc-step][data-done=\"1\"]').length === n",
+        arg=len(STEPS))
+    shot(page, "learn-done")
+    page.locator(tid("learn-play")).click()
+    page.wait_for_url(re.compile(r"/m/[A-Za-z0-9_-]+$"))
