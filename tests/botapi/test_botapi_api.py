@@ -240,3 +240,35 @@ async def test_bot_rules_for_accounts(server: ServerThread) -> None:
     await api.close()
     for v in (player, owner, p1, p2):
         await v.__aexit__()
+
+
+async def test_a_bot_challenges_a_person_who_accepts_on_the_bots_page(
+        server: ServerThread) -> None:
+    owner, _bot_name, token = await new_bot(server.base_url)
+    person, person_name = await registered(server.base_url, "h")
+    api = ApiClient(server.base_url, token)
+    events = await Stream(api, "/api/bot/stream").open()
+    r = await api.post(f"/api/challenge/{person_name}", {"target": 175, "rated": True})
+    assert r.status_code == 201, r.text
+    challenge = r.json()
+    assert challenge["target"] == {"name": person_name, "bot": False} and challenge["rated"]
+    page = (await person.http.get("/bots")).text
+    assert f'data-challenge="{challenge["id"]}"' in page
+    r = await person.http.post(f"/challenges/{challenge['id']}/accept")
+    assert r.status_code == 303 and r.headers["location"].startswith("/m/")
+    match_id = r.headers["location"].rsplit("/", 1)[1]
+    started = await events.wait_for(lambda m: m.get("type") == "match_start")
+    assert started["match"] == {"id": match_id, "challenge_id": challenge["id"], "seat": 0,
+                                "opponent": person_name,
+                                "rules": {"target": 175, "bazaar": "draw"}, "rated": True}
+    r = await api.http.get(f"/api/challenge/{challenge['id']}")
+    assert r.json()["status"] == "accepted" and r.json()["match_id"] == match_id
+    # A reconnecting event stream hears of the match in progress first.
+    again = await Stream(api, "/api/bot/stream").open()
+    first = await again.wait_for(lambda m: True)
+    assert first["type"] == "match_start" and first["match"]["id"] == match_id
+    for s in (events, again):
+        await s.close()
+    await api.close()
+    for v in (owner, person):
+        await v.__aexit__()
