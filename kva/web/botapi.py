@@ -39,6 +39,7 @@ from kva.service.play import topic, viewer_key
 from kva.service.ratelimit import parse_limits
 from kva.service.sessions import COOKIE, MAX_COOKIE, token_hash
 from kva.storage.botapi import BotAccount
+from kva.web.identity import ensure_user
 from kva.web.pages import error_page
 from kva.web.render import _LOADER as TEMPLATE_LOADER
 from kva.web.render import render
@@ -55,6 +56,8 @@ MAX_BODY = 4096
 HEARTBEAT_S = float(os.environ.get("KVA_BOT_HEARTBEAT", "10") or 10)
 #: Requests per token (``limits`` notation); ``KVA_BOT_API_RATE`` overrides.
 DEFAULT_RATE = "30/second;1200/minute"
+#: Streams one token may hold open at once on one process (events and matches together).
+MAX_STREAMS = 32
 #: HTTP status of each play-service refusal (the WebSocket's codes).
 PLAY_STATUS = {"stale": 409, "not_your_turn": 409, "over": 409, "illegal": 422,
                "not_seated": 403, "bad_seed": 400}
@@ -97,6 +100,12 @@ class BotApi:
                 stats = await self._limiter.get_window_stats(item, "botapi", token_hash_)
                 return max(1, int(stats.reset_time - time.time()) + 1)
         return None
+
+    def check_streams(self, hashed: str) -> None:
+        """Refuse one more stream for a token that holds :data:`MAX_STREAMS` open here."""
+        if len(self.streams.get(hashed, ())) >= MAX_STREAMS:
+            raise BotApiError("too_many_streams", f"at most {MAX_STREAMS} open streams per "
+                              "token", 429)
 
     def open_stream(self, hashed: str) -> asyncio.Queue[Any]:
         queue: asyncio.Queue[Any] = asyncio.Queue()
@@ -336,6 +345,7 @@ async def api_match_stream(request: Request, match_id: str) -> Response:
     """This seat's states, one JSON line per version: the WebSocket's ``state`` messages."""
     caller = await _caller(request)
     seat = await _seat(request, caller, match_id)
+    _api(request).check_streams(caller.token_hash)
     return StreamingResponse(_match_lines(request, caller, match_id, seat),
                              media_type=NDJSON, headers={"Cache-Control": "no-store",
                                                          "X-Accel-Buffering": "no"})
@@ -410,6 +420,7 @@ async def api_stream(request: Request) -> Response:
     each pending challenge at once, then every new one, ``challenge_declined``,
     ``challenge_cancelled`` and ``match_over``."""
     caller = await _caller(request)
+    _api(request).check_streams(caller.token_hash)
     return StreamingResponse(_event_lines(request, caller), media_type=NDJSON,
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
@@ -545,8 +556,6 @@ async def bots_page(request: Request, error: str | None = None) -> Response:
 @router.post("/bots/{nickname}/challenge")
 async def bots_challenge(request: Request, nickname: str, target: str = Form("75"),
                          bazaar: str = Form("draw"), rated: str = Form("")) -> Response:
-    from kva.web.identity import ensure_user
-
     user = await ensure_user(request)
     body = {"target": int(target) if target.isdigit() else target, "bazaar": bazaar,
             "rated": rated == "1"}

@@ -89,3 +89,25 @@ async def test_the_match_stream_is_the_bots_presence(make_server: Callable[..., 
     await api.close()
     for v in (owner, person):
         await v.__aexit__()
+
+
+async def test_open_streams_per_token_are_capped(make_server: Callable[..., Any],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from kva.web.botapi import MAX_STREAMS
+
+    monkeypatch.setenv("KVA_BOT_API_RATE", "1000000/minute")
+    server = make_server()
+    owner, _name, token = await new_bot(server.base_url)
+    api = ApiClient(server.base_url, token)
+    streams = [await Stream(api, "/api/bot/stream").open() for _ in range(MAX_STREAMS)]
+    await asyncio.sleep(0.2)
+    r = await api.http.get("/api/bot/stream")
+    assert r.status_code == 429 and r.json()["code"] == "too_many_streams"
+    await streams[0].close()
+    await asyncio.sleep(0.3)
+    again = await Stream(api, "/api/bot/stream").open()
+    assert again.status == 200
+    for s in (*streams[1:], again):
+        await s.close()
+    await api.close()
+    await owner.__aexit__()
