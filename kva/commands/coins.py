@@ -26,13 +26,24 @@ def database_url(given: str | None) -> str:
 
 
 async def run_audit(url: str, *, show_suspicious: bool, out: object = sys.stdout) -> int:
-    """Audit the ledger at ``url``; print the findings; the exit status."""
+    """Audit the ledger at ``url``; print the findings; the exit status. A discrepancy is
+    reported only if it is still there when the audit is run twice more (what a match
+    starting or ending between two reads shows is not a discrepancy)."""
     engine = create_engine(url)
     try:
         await upgrade(engine)
-        async with session_factory(engine)() as session:
+        reader = engine
+        if engine.dialect.name == "postgresql":  # every read of one audit sees one snapshot
+            reader = engine.execution_options(isolation_level="REPEATABLE READ")
+        async with session_factory(reader)() as session:
             report = await audit(session)
             pairs = await suspicious(session) if show_suspicious else []
+        for _again in range(2):  # a match started or settled between two reads (SQLite
+            if report.ok:        # reads each statement apart) is gone the next time
+                break
+            async with session_factory(reader)() as session:
+                again = await audit(session)
+            report.problems = [p for p in report.problems if p in again.problems]
     finally:
         await engine.dispose()
     write = out.write  # type: ignore[attr-defined]
