@@ -29,14 +29,31 @@ async def test_a_closed_tables_link_without_its_password_is_refused(
         assert match_id not in lobby.text
         r = await intruder.http.post(f"/lobby/{match_id}/join")
         assert r.status_code == 404
-        # ...and the match is still waiting for its invited friend.
-        sock = await intruder.connect(match_id)
+        # ...nor watch it (issue 8: a password table is watched only with its password): the
+        # game page is refused and so is the socket's handshake (closed 4403 before accept)...
+        r = await intruder.http.get(f"/m/{match_id}")
+        assert r.status_code == 403
+        with pytest.raises(websockets.InvalidStatus) as refused:
+            await intruder.connect(match_id)
+        assert refused.value.response.status_code == 403
+        # ...and the match is still waiting for its invited friend, as its host sees it.
+        sock = await host.connect(match_id)
         try:
-            assert sock.state["you"] is None and sock.state["status"] == "waiting"
+            assert sock.state["you"] == 0 and sock.state["status"] == "waiting"
+            assert sock.state["players"][1] is None
+            r = await intruder.http.post(f"/t/{token}", data={"password": "s3cret-table"})
+            assert r.status_code == 303
+            await sock.wait_for(lambda m: m.get("type") == "state"
+                                and m["players"][1] is not None)
         finally:
             await sock.close()
-        r = await intruder.http.post(f"/t/{token}", data={"password": "s3cret-table"})
-        assert r.status_code == 303
+        # With the password given, the friend is seated and the match is theirs to open.
+        assert (await intruder.http.get(f"/m/{match_id}")).status_code == 200
+        seated = await intruder.connect(match_id)
+        try:
+            assert seated.state["you"] == 1
+        finally:
+            await seated.close()
 
 
 async def test_a_player_cannot_act_in_someone_elses_match(
