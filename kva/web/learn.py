@@ -10,11 +10,13 @@ from fastapi.responses import JSONResponse, Response
 from sqlalchemy import select
 
 from kva.learn import lessons
+from kva.learn.counting import aid_allowed, unseen_by_number
 from kva.learn.lessons import SLUGS, STEPS, instruction_args
+from kva.learn.strategy import BY_SLUG, EXAMPLES
 from kva.rules.view_json import view_to_json
 from kva.service.accounts import is_registered
 from kva.storage.learn import LearnProgress
-from kva.storage.models import utcnow
+from kva.storage.models import MatchRow, utcnow
 from kva.web.render import render, translator
 from kva.web.services import services
 
@@ -37,6 +39,26 @@ def _toc(request: Request) -> list[dict[str, Any]]:
 async def learn_page(request: Request) -> Response:
     """The lesson: a table of contents and one step at a time (``#step-N``)."""
     return render(request, "learn.html", {"toc": _toc(request), "total": len(STEPS)})
+
+
+@router.get("/strategy")
+async def strategy_page(request: Request) -> Response:
+    """The strategy and tile-counting guide, its diagrams drawn from real positions."""
+    examples = [e.to_json() for e in EXAMPLES]
+    return render(request, "strategy.html", {
+        "examples": examples, "unseen": unseen_by_number(BY_SLUG["count"].position.view())})
+
+
+@router.get("/learn/aid/{match_id}")
+async def counting_aid(request: Request, match_id: str) -> JSONResponse:
+    """Whether the counting aid may be shown in this match: casual and bot matches only."""
+    if len(match_id) > 24:
+        raise HTTPException(404, "no such match")
+    async with services(request).sessions() as session:
+        rated = await session.scalar(select(MatchRow.rated).where(MatchRow.id == match_id))
+    if rated is None:
+        raise HTTPException(404, "no such match")
+    return JSONResponse({"allowed": aid_allowed(bool(rated))})
 
 
 @router.get("/learn/step/{number}")

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from e2e_helpers import shot, tid
+from e2e_helpers import shot, start_match, tid
 
 from kva.i18n import translations
 from kva.learn.lessons import STEPS, check
@@ -93,3 +93,47 @@ def test_a_guest_completes_the_lesson_in_georgian(new_context: Callable[..., Any
     shot(page, "learn-done")
     page.locator(tid("learn-play")).click()
     page.wait_for_url(re.compile(r"/m/[A-Za-z0-9_-]+$"))
+
+
+def test_the_strategy_pages_diagrams_render(new_context: Callable[..., Any]) -> None:
+    page = new_context().new_page()
+    page.goto("/strategy")
+    figures = page.locator(tid("guide-figure"))
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('figure[data-example]')]"
+        ".every(f => f.dataset.drawn === '1')")
+    assert figures.count() == 6
+    for i in range(figures.count()):
+        fig = figures.nth(i)
+        assert fig.locator("[data-role=before] g.tile-svg").count() >= 2
+        assert fig.locator("[data-role=hand] svg").count() >= 1
+    fish = page.locator('figure[data-example="fish"]')
+    assert fish.locator('[data-role=after] g.tile-svg.last').count() == 1
+    fives = page.locator('figure[data-example="fives"]')
+    assert fives.locator("[data-role=after] .points-badge text").text_content() == "+20"
+    assert page.locator('[data-testid=count-table] td[data-number="6"]').inner_text() == "3"
+    shot(page, "strategy", full_page=True)
+
+
+def test_counting_aid_in_a_bot_match(new_context: Callable[..., Any]) -> None:
+    page = new_context().new_page()
+    game = start_match(page, "bot:easy", target=75)
+    toggle = page.locator(tid("counting-toggle"))
+    toggle.wait_for(state="visible")
+    toggle.check()
+    page.locator("#game.my-turn").wait_for()  # the position stands still on our turn
+    page.wait_for_function(
+        "() => document.querySelectorAll('[data-testid=counting-row] .aid-cell').length === 7")
+    total = page.evaluate(
+        "() => [...document.querySelectorAll('[data-testid=counting-row] .aid-cell')]"
+        ".reduce((s, c) => s + Number(c.dataset.unseen), 0)")
+    view = game.view
+    seen = set(view["hand"])
+    board = view["board"]
+    if board["opening"]:
+        seen.add(board["opening"]["tile"])
+    for line in board["lines"].values():
+        seen.update(t["tile"] for t in line)
+    # Each unseen tile counts once per number it carries (a double once).
+    unseen = [f"{a}-{b}" for a in range(7) for b in range(a, 7) if f"{a}-{b}" not in seen]
+    assert total == sum(1 if t[0] == t[2] else 2 for t in unseen)

@@ -78,6 +78,7 @@ function backTile() {
 function render() {
   if (!state) return;
   const view = state.view;
+  document.dispatchEvent(new CustomEvent("kva:view", { detail: { view } })); // counting.js
   const me = bottomSeat();
   const op = topSeat();
   root.dataset.status = state.status;
