@@ -31,6 +31,8 @@ def kva_serve(tmp_path: Path, pg_database: str | None) -> Iterator[Server]:
            "KVA_FORCED_DELAY": "0", "KVA_BOT_DELAY": "0", "KVA_BROKER_URL": "",
            "KVA_SEED_WAIT": "0.2", "KVA_LOGIN_RATE_IP": "1000/minute",
            "KVA_REGISTER_RATE_IP": "1000/minute", "PYTHONUNBUFFERED": "1",
+           # the test's person plays as fast as the bot answers: no per-socket rate limit
+           "KVA_WS_RATE": "1000", "KVA_WS_BURST": "1000", "KVA_WS_FLOOD": "100000",
            "KVA_DATA_DIR": str(tmp_path / "var"),
            "KVA_DATABASE_URL": pg_database or f"sqlite+aiosqlite:///{tmp_path / 'kva.db'}"}
     with serving(env, tmp_path / "server.log") as srv:
