@@ -3,6 +3,8 @@ escrow to the winner when the match ends, refusals that move nothing, and the au
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
@@ -15,6 +17,7 @@ from sqlalchemy import select
 from kva.service import coins
 from kva.service.broker import MemoryBroker
 from kva.service.coins import CoinError
+from kva.service.errors import PlayError
 from kva.service.play import PlayService
 from kva.storage.ledger import CoinEntry
 from kva.storage.models import MatchRow
@@ -141,5 +144,46 @@ async def test_daily_top_up_once_a_day_below_the_threshold(sessions, play) -> No
     async with sessions() as session, session.begin():
         assert await coins.claim_topup(session, a, now + timedelta(hours=1)) == 10
     assert await wallet_balance(sessions, a) == 100
+    report = await run_audit(sessions)
+    assert report.ok, report.problems
+
+
+async def _play_to_points(play: PlayService, match_id: str, users: list) -> None:  # type: ignore[type-arg]
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 60
+    while True:
+        state = await play.state_for(match_id, users[0].id)
+        if state["status"] == "finished":
+            return
+        assert loop.time() < deadline, state["view"]
+        moved = False
+        for user in users:
+            s = await play.state_for(match_id, user.id)
+            view = s["view"]
+            if s["status"] == "active" and view["turn"] == s["you"] and view["legal"]:
+                with contextlib.suppress(PlayError):
+                    await play.act(match_id, user.id, s["version"], view["legal"][0])
+                moved = True
+        if not moved:
+            await asyncio.sleep(0.005)
+
+
+@pytest.mark.parametrize("ending", ["points", "timeout", "abandon"])
+async def test_every_ending_pays_the_winner(sessions, play, ending: str) -> None:
+    a, b = await make_user(sessions), await make_user(sessions)
+    match_id, token = await open_coin_table(play, a, 50)
+    await play.join_table(token, b.id, b.nickname, None, registered=True)
+    if ending == "points":
+        await _play_to_points(play, match_id, [a, b])
+    else:
+        await play.forfeit(match_id, 0, ending)
+    async with sessions() as session:
+        row = await session.get(MatchRow, match_id)
+        assert row is not None and row.status == "finished" and row.winner in (0, 1)
+        assert row.end_reason == ending
+        assert row.record["meta"]["stake"] == 50
+    winner, loser = (a, b) if row.winner == 0 else (b, a)
+    assert (await wallet_balance(sessions, winner), await wallet_balance(sessions, loser)) \
+        == (1050, 950)
     report = await run_audit(sessions)
     assert report.ok, report.problems
