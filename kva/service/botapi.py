@@ -21,6 +21,7 @@ import logging
 import secrets
 from collections import OrderedDict
 from dataclasses import dataclass
+from datetime import UTC, timedelta
 from typing import Any
 
 from sqlalchemy import func, or_, select, update
@@ -45,6 +46,8 @@ TOKEN_REVOKED_TOPIC = "botapi:revoked"
 DEFAULT_MAX_MATCHES, MAX_MAX_MATCHES = 3, 20
 #: Pending challenges one player may have out at once.
 MAX_PENDING = 10
+#: A challenge nobody answered in this long has expired (status ``expired``).
+CHALLENGE_TTL = timedelta(minutes=10)
 #: Live tokens per bot.
 MAX_TOKENS = 10
 ACTIVE = ("waiting", "active")
@@ -277,9 +280,19 @@ async def session_user_is_bot(sessions: async_sessionmaker[AsyncSession],
 
 
 # ---------------------------------------------------------------------- challenges
+def expired(row: Challenge) -> bool:
+    """Whether a pending challenge has waited longer than :data:`CHALLENGE_TTL`."""
+    created = row.created_at
+    if created is None or row.status != "pending":
+        return False
+    if created.tzinfo is None:  # SQLite gives naive UTC
+        created = created.replace(tzinfo=UTC)
+    return utcnow() - created > CHALLENGE_TTL
+
+
 def challenge_json(row: Challenge, challenger: str, target: str,
                    bots: set[int]) -> dict[str, Any]:
-    return {"id": row.id, "status": row.status,
+    return {"id": row.id, "status": "expired" if expired(row) else row.status,
             "challenger": {"name": challenger, "bot": row.challenger_id in bots},
             "target": {"name": target, "bot": row.target_id in bots},
             "rules": {"target": row.target, "bazaar": row.bazaar}, "rated": row.rated,
@@ -337,15 +350,15 @@ class Challenges:
                 raise BotApiError("bots_casual", "matches between two bots are casual only")
             if settings.rated and me_user.kind != REGISTERED:
                 raise BotApiError("rated_only", "guests play casual matches only", 403)
-            pending = await session.scalar(
-                select(func.count()).select_from(Challenge)
-                .where(Challenge.challenger_id == me, Challenge.status == "pending"))
-            if int(pending or 0) >= MAX_PENDING:
+            pending = [r for r in await session.scalars(
+                select(Challenge).where(Challenge.challenger_id == me,
+                                        Challenge.status == "pending")) if not expired(r)]
+            if len(pending) >= MAX_PENDING:
                 raise BotApiError("too_many_challenges",
                                   f"at most {MAX_PENDING} pending challenges", 429)
             row = Challenge(id=secrets.token_urlsafe(9), challenger_id=me, target_id=target.id,
                             target=settings.target, bazaar=settings.bazaar,
-                            rated=settings.rated, status="pending")
+                            rated=settings.rated, status="pending", created_at=utcnow())
             session.add(row)
             await session.flush()
             described = challenge_json(row, me_user.nickname, target.nickname, bots)
@@ -371,7 +384,7 @@ class Challenges:
                 select(Challenge).where(Challenge.target_id == user_id,
                                         Challenge.status == "pending")
                 .order_by(Challenge.created_at)))
-            return [await self.describe(session, r) for r in rows]
+            return [await self.describe(session, r) for r in rows if not expired(r)]
 
     async def accept(self, challenge_id: str, user_id: int) -> str:
         """The target accepts: the match starts (both players' streams hear ``match_start``);
@@ -384,6 +397,9 @@ class Challenges:
                 raise BotApiError("not_target", "only the challenged player accepts", 403)
             if row.status != "pending":
                 raise BotApiError("not_pending", f"the challenge is {row.status}", 409)
+            if expired(row):
+                raise BotApiError("expired", "the challenge waited too long; send a new one",
+                                  409)
             users = {u.id: u for u in await session.scalars(
                 select(User).where(User.id.in_({row.challenger_id, row.target_id})))}
             for uid in (row.challenger_id, row.target_id):

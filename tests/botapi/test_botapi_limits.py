@@ -111,3 +111,37 @@ async def test_open_streams_per_token_are_capped(make_server: Callable[..., Any]
         await s.close()
     await api.close()
     await owner.__aexit__()
+
+
+async def test_unanswered_challenges_expire(make_server: Callable[..., Any],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from datetime import timedelta
+
+    from kva.service import botapi
+
+    monkeypatch.setattr(botapi, "CHALLENGE_TTL", timedelta(seconds=1))
+    server = make_server()
+    owner, bot_name, token = await new_bot(server.base_url)
+    api = ApiClient(server.base_url, token)
+    person, _ = await registered(server.base_url, "h")
+    ids = []
+    for _ in range(botapi.MAX_PENDING):
+        r = await person.http.post(f"/bots/{bot_name}/challenge", data={"target": "75"})
+        assert r.status_code == 303
+        ids.append(r.headers["location"].rsplit("/", 1)[1])
+    r = await person.http.post(f"/bots/{bot_name}/challenge", data={"target": "75"})
+    assert r.status_code == 429 and 'data-code="too_many_challenges"' in r.text
+    await asyncio.sleep(1.3)
+    r = await api.post(f"/api/challenge/{ids[0]}/accept")
+    assert r.status_code == 409 and r.json()["code"] == "expired"
+    assert (await api.http.get(f"/api/challenge/{ids[0]}")).json()["status"] == "expired"
+    events = await Stream(api, "/api/bot/stream").open()
+    r = await person.http.post(f"/bots/{bot_name}/challenge", data={"target": "75"})
+    assert r.status_code == 303  # the expired ones no longer count against the challenger
+    fresh = await events.wait_for(lambda m: m.get("type") == "challenge")
+    assert fresh["challenge"]["id"] == r.headers["location"].rsplit("/", 1)[1]
+    assert all(m["challenge"]["id"] not in ids for m in events.messages)
+    await events.close()
+    await api.close()
+    for v in (owner, person):
+        await v.__aexit__()
