@@ -20,6 +20,7 @@ from fastapi.responses import RedirectResponse, Response
 from kva.rules import TARGETS, BadSettings, MatchSettings
 from kva.service import NotFound
 from kva.service.accounts import is_registered
+from kva.service.coins import CoinError
 from kva.service.lobby import TOPIC, Lobby, LobbyError, view_for
 from kva.service.messages import error
 from kva.service.quickgame import QuickGame, QuickGameError, Search
@@ -30,7 +31,7 @@ from kva.web.render import render, translator
 from kva.web.security import client_ip, origin_ok
 from kva.web.services import services
 from kva.web.sockets import Channel
-from kva.web.wallet import quick_stake
+from kva.web.wallet import coin_error_message, coin_error_status, quick_stake
 
 router = APIRouter()
 log = logging.getLogger(__name__)
@@ -92,6 +93,9 @@ async def join(request: Request, match_id: str) -> Response:
     except LobbyError as exc:
         status = 403 if exc.code == "rated_only" else 409
         return await _lobby_page(request, _lobby_errors(request)[exc.code], status)
+    except CoinError as exc:  # a coin table: a player cannot cover the stake, nothing moved
+        return await _lobby_page(request, coin_error_message(request, exc),
+                                 coin_error_status(exc))
     return RedirectResponse(f"/m/{joined}", status_code=303)
 
 

@@ -54,5 +54,16 @@ async def test_coin_tables_over_http(make_server: Callable[..., Any]) -> None:
         assert "Create an account" in (await guest.http.get("/wallet")).text
         lobby = (await guest.http.get("/lobby")).text
         assert "not money" in lobby
+        # the friend (0 coins now) clicks "Play" at an open coin table: the lobby says why
+        rich, _rich_name = await registered(server.base_url, "nino")
+        r = await rich.http.post("/matches", data={**data, "opponent": "open", "stake": "500"})
+        assert r.status_code == 303, r.text
+        open_id = r.headers["location"].rsplit("/", 1)[1]
+        assert f'data-match="{open_id}"' in (await guest.http.get("/lobby")).text
+        r = await friend.http.post(f"/lobby/{open_id}/join")
+        assert r.status_code == 409 and 'data-testid="lobby-error"' in r.text
+        assert "Not enough coins" in r.text
+        assert (await rich.http.get("/wallet/balance.json")).json() == {"balance": 1000}
+        await rich.http.aclose()
     for v in (host, friend):
         await v.http.aclose()
