@@ -15,6 +15,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "kva.commands.serve",
     "kva.commands.tournament",
     "kva.commands.coins",
+    "kva.commands.analyse",
 )
 
 

@@ -14,7 +14,9 @@ from kva.learn.counting import aid_allowed, unseen_by_number
 from kva.learn.lessons import SLUGS, STEPS, instruction_args
 from kva.learn.strategy import BY_SLUG, EXAMPLES
 from kva.rules.view_json import view_to_json
+from kva.service import NotFound
 from kva.service.accounts import is_registered
+from kva.service.analysis import AnalysisService
 from kva.storage.learn import LearnProgress
 from kva.storage.models import MatchRow, utcnow
 from kva.web.render import render, translator
@@ -129,6 +131,54 @@ async def progress_post(request: Request) -> JSONResponse:
             row.updated_at = utcnow()
         await session.commit()
     return JSONResponse({"stored": True, "done": done})
+
+
+def _analysis(request: Request) -> AnalysisService:
+    service: AnalysisService | None = getattr(request.app.state, "analysis", None)
+    if service is None:
+        service = AnalysisService(services(request).sessions)
+        request.app.state.analysis = service
+    return service
+
+
+async def _finished(request: Request, match_id: str) -> dict[str, Any]:
+    """The finished record of a match the visitor may watch (404/403/409 otherwise)."""
+    if len(match_id) > 24:
+        raise HTTPException(404, "no such match")
+    play = services(request).play
+    user = request.state.user
+    try:
+        info = await play.info(match_id, user.id if user is not None else None)
+    except NotFound:
+        raise HTTPException(404, "no such match") from None
+    if not info.may_watch:
+        raise HTTPException(403, "private match")
+    doc = await play.finished_record(match_id)
+    if doc is None:
+        raise HTTPException(409, "the match is not over")
+    return doc
+
+
+@router.get("/m/{match_id}/analysis")
+async def analysis_get(request: Request, match_id: str) -> JSONResponse:
+    """The stored analysis, or the progress of the job making it (``none``: not asked)."""
+    await _finished(request, match_id)
+    service = _analysis(request)
+    stored = await service.stored(match_id)
+    if stored is not None:
+        return JSONResponse({"status": "done", "analysis": stored})
+    return JSONResponse(service.status(match_id))
+
+
+@router.post("/m/{match_id}/analysis")
+async def analysis_post(request: Request, match_id: str) -> JSONResponse:
+    """Ask for the analysis of a finished match: queued once, served from the database after."""
+    doc = await _finished(request, match_id)
+    service = _analysis(request)
+    stored = await service.stored(match_id)
+    if stored is not None:
+        return JSONResponse({"status": "done", "analysis": stored})
+    return JSONResponse(service.request(match_id, doc), status_code=202)
 
 
 def install(app: FastAPI) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from e2e_helpers import shot, start_match, tid
+from e2e_helpers import play_until_over, shot, start_match, tid
 
 from kva.i18n import translations
 from kva.learn.lessons import STEPS, check
@@ -137,3 +137,36 @@ def test_counting_aid_in_a_bot_match(new_context: Callable[..., Any]) -> None:
     # Each unseen tile counts once per number it carries (a double once).
     unseen = [f"{a}-{b}" for a in range(7) for b in range(a, 7) if f"{a}-{b}" not in seen]
     assert total == sum(1 if t[0] == t[2] else 2 for t in unseen)
+
+
+def test_a_finished_bot_match_is_analysed_from_its_replay(new_context: Callable[..., Any]) -> None:
+    page = new_context().new_page()
+    game = start_match(page, "bot:easy", target=75)
+    play_until_over([game], budget_s=150, on_step=lambda n: None)
+    assert game.view["over"]
+    page.goto(f"/m/{game.match_id}/replay")
+    page.locator(tid("analyse")).click()
+    page.locator(tid("analysis-progress")).wait_for(state="visible")
+    page.wait_for_function(
+        "() => document.getElementById('analysis').dataset.state === 'done'", timeout=180_000)
+    shot(page, "analysis-01-done", full_page=True)
+    rows = page.locator(f"{tid('analysis-summary')} tbody tr")
+    assert rows.count() == 2
+    marks = page.locator(tid("analysis-mark"))
+    # The e2e player plays its first legal tile: the analysis finds mistakes in that.
+    assert marks.count() >= 1
+    first = marks.first
+    step = first.get_attribute("data-step")
+    first.click()
+    page.wait_for_function("s => document.getElementById('replay').dataset.position === s",
+                           arg=step)
+    current = page.locator(tid("analysis-current"))
+    assert current.is_visible() and current.get_attribute("data-mark") in (
+        "inaccuracy", "mistake", "blunder")
+    if page.locator(f"{tid('analysis-best-board')} g.tile-svg").count():
+        assert page.locator(f"{tid('analysis-best-board')} g.tile-svg.last").count() == 1
+    shot(page, "analysis-02-marked-move")
+    # A second request is served from the database at once.
+    resp = page.request.post(f"/m/{game.match_id}/analysis")
+    assert resp.status == 200 and resp.json()["status"] == "done"
+    assert resp.json()["analysis"]["decisions"]

@@ -134,6 +134,7 @@ function render() {
   $("replay-next").disabled = pos === steps.length - 1;
   $("replay-last").disabled = pos === steps.length - 1;
   root.dataset.position = pos;
+  document.dispatchEvent(new CustomEvent("kva:replay-step", { detail: { pos } })); // analysis
 }
 
 function go(to) {
@@ -145,6 +146,7 @@ $("replay-prev").addEventListener("click", () => go(pos - 1));
 $("replay-next").addEventListener("click", () => go(pos + 1));
 $("replay-first").addEventListener("click", () => go(0));
 $("replay-last").addEventListener("click", () => go(steps.length - 1));
+document.addEventListener("kva:replay-go", (e) => go(e.detail)); // replay_analysis.js
 document.addEventListener("keydown", (e) => {
   if (e.key === "ArrowLeft") go(pos - 1);
   if (e.key === "ArrowRight") go(pos + 1);
