@@ -187,3 +187,19 @@ async def test_every_ending_pays_the_winner(sessions, play, ending: str) -> None
         == (1050, 950)
     report = await run_audit(sessions)
     assert report.ok, report.problems
+
+
+async def test_a_rated_coin_table_moves_ratings_and_coins_together(sessions, play) -> None:
+    from kva.storage.community import RatingHistory
+
+    a, b = await make_user(sessions), await make_user(sessions)
+    match_id, token = await play.create_match(a.id, a.nickname, "open", 75, "draw",
+                                              rated=True, stake=500)
+    assert token is not None
+    await play.join_table(token, b.id, b.nickname, None, registered=True)
+    await play.resign(match_id, a.id)
+    async with sessions() as session:
+        rated = list(await session.scalars(select(RatingHistory).where(
+            RatingHistory.match_id == match_id)))
+    assert len(rated) == 2
+    assert (await wallet_balance(sessions, a), await wallet_balance(sessions, b)) == (500, 1500)

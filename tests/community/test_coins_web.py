@@ -40,21 +40,32 @@ async def test_coin_tables_over_http(make_server: Callable[..., Any]) -> None:
             assert (await v.http.get("/wallet/balance.json")).json() == {"balance": 0}
             info = (await v.http.get(f"/wallet/match/{match_id}.json")).json()
             assert info == {"stake": 1000, "delta": -1000, "paid": False, "escrow": 2000}
+        # the friend resigns: the final state's event says who got the pot
+        sock = await host.connect(match_id)
+        await sock.wait_for(lambda m: m.get("type") == "state")
+        quitter = await friend.connect(match_id)
+        await quitter.send({"type": "resign"})
+        end = await sock.wait_for(lambda m: m.get("type") == "state"
+                                  and m["status"] == "finished")
+        assert end["event"]["coins"] == {"stake": 1000, "winner": 0}
+        for s in (sock, quitter):
+            await s.close()
+        assert (await host.http.get("/wallet/balance.json")).json() == {"balance": 2000}
         # a new coin table needs coins now: refused with the reason
-        r = await host.http.post("/matches", data={**data, "stake": "10"})
+        r = await friend.http.post("/matches", data={**data, "stake": "10"})
         assert r.status_code == 409 and "Not enough coins" in r.text
-        page = (await host.http.get("/wallet")).text
+        page = (await friend.http.get("/wallet")).text
         assert 'data-testid="topup"' in page and "not money" in page
-        r = await host.http.post("/wallet/topup")
+        r = await friend.http.post("/wallet/topup")
         assert r.status_code == 303
-        assert (await host.http.get("/wallet/balance.json")).json() == {"balance": 100}
-        r = await host.http.post("/wallet/topup")
+        assert (await friend.http.get("/wallet/balance.json")).json() == {"balance": 100}
+        r = await friend.http.post("/wallet/topup")
         assert r.status_code == 409 and "already claimed" in r.text
         assert (await guest.http.get("/wallet/balance.json")).json() == {"balance": None}
         assert "Create an account" in (await guest.http.get("/wallet")).text
         lobby = (await guest.http.get("/lobby")).text
         assert "not money" in lobby
-        # the friend (0 coins now) clicks "Play" at an open coin table: the lobby says why
+        # the friend (100 coins now) clicks "Play" at an open 500-coin table: the lobby says why
         rich, _rich_name = await registered(server.base_url, "nino")
         r = await rich.http.post("/matches", data={**data, "opponent": "open", "stake": "500"})
         assert r.status_code == 303, r.text
