@@ -37,7 +37,11 @@ class Server(ServerThread):
 
 
 @pytest.fixture
-def make_server(database_url: str) -> Iterator[Callable[..., Server]]:
+def make_server(database_url: str,
+                monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Server]]:
+    # Test bots move as fast as the server answers: no per-token rate limit unless a test
+    # sets one (test_botapi_limits.py does).
+    monkeypatch.setenv("KVA_BOT_API_RATE", "1000000/minute")
     servers: list[Server] = []
 
     def make(broker_url: str | None = None, **settings: Any) -> Server:

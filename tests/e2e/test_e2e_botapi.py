@@ -50,7 +50,10 @@ def test_person_challenges_a_bot_from_the_browser_and_plays_to_the_end(
         row.locator(tid("bot-badge")).wait_for()
         row.locator('select[name="target"]').select_option("75")
         row.locator(tid("challenge-bot")).click()
-        game.wait_ready()  # the challenge page reloads until the bot accepts, then the game
+        try:  # the challenge page reloads until the bot accepts, then the game
+            game.wait_ready()
+        except Exception as exc:
+            raise AssertionError(f"{exc}\npage {page.url}\nbot log:\n{log.read_text()}")
         assert game.view["target"] == 75
         players = game.states[-1]["players"]
         assert players[1]["name"] == name
