@@ -44,6 +44,7 @@ async def _lose(sessions, play: PlayService, user, stakes: list[int]) -> None:  
 
 
 async def test_a_coin_table_moves_both_stakes_in_and_pays_the_winner(sessions, play) -> None:
+    before = await run_audit(sessions)  # (the PostgreSQL test database is shared)
     a, b = await make_user(sessions), await make_user(sessions)
     assert await wallet_balance(sessions, a) == coins.START_GRANT
     match_id, token = await open_coin_table(play, a, 100)
@@ -53,7 +54,7 @@ async def test_a_coin_table_moves_both_stakes_in_and_pays_the_winner(sessions, p
     assert (await wallet_balance(sessions, a), await wallet_balance(sessions, b)) == (900, 900)
     report = await run_audit(sessions)
     assert report.ok, report.problems
-    assert report.escrow_total == 200
+    assert report.escrow_total - before.escrow_total == 200
     await play.resign(match_id, b.id)
     assert (await wallet_balance(sessions, a), await wallet_balance(sessions, b)) == (1100, 900)
     async with sessions() as session:
@@ -66,7 +67,8 @@ async def test_a_coin_table_moves_both_stakes_in_and_pays_the_winner(sessions, p
     assert lines[0].match_id == match_id
     report = await run_audit(sessions)
     assert report.ok, report.problems
-    assert report.escrow_total == 0 and report.wallets_total == report.issued == 2000
+    assert report.escrow_total == before.escrow_total
+    assert report.wallets_total - before.wallets_total == report.issued - before.issued == 2000
 
 
 async def test_a_player_who_cannot_cover_the_stake_is_refused_and_nothing_moves(
