@@ -25,6 +25,7 @@ from typing import Any
 from sqlalchemy import case, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.attributes import set_committed_value
 
 from kva.storage.ledger import (
     ESCROW,
@@ -118,8 +119,10 @@ async def _move(session: AsyncSession, key: str, amount: int, source: CoinAccoun
         .values(balance=CoinAccount.balance + case((CoinAccount.id == source.id, -amount),
                                                    else_=amount))
         .execution_options(synchronize_session=False))
-    source.balance -= amount  # the loaded copies follow the stored rows
-    target.balance += amount
+    # The loaded copies follow the stored rows, without being marked changed (no second,
+    # absolute UPDATE at the next flush).
+    set_committed_value(source, "balance", source.balance - amount)
+    set_committed_value(target, "balance", target.balance + amount)
 
 
 async def ensure_wallet(session: AsyncSession, user: User) -> CoinAccount:
@@ -267,7 +270,7 @@ async def start_match(session: AsyncSession, match_id: str) -> int:
                           .values(balance=CoinAccount.balance - stake)
                           .execution_options(synchronize_session=False))
     for uid in ids:
-        wallets[uid].balance -= stake
+        set_committed_value(wallets[uid], "balance", wallets[uid].balance - stake)
     return stake
 
 
