@@ -170,7 +170,7 @@ def finish(doc: Any, rows: list[dict[str, Any]], players: Sequence[int],
         "version": VERSION,
         "playouts": playouts,
         "target": doc.get("target") if isinstance(doc, dict) else None,
-        "thresholds": THRESHOLDS,
+        "thresholds": {unit: list(limits) for unit, limits in THRESHOLDS.items()},
         "decisions": rows,
         "summary": summarize(rows, players),
     }

@@ -148,7 +148,7 @@ def test_a_finished_bot_match_is_analysed_from_its_replay(new_context: Callable[
     page.locator(tid("analyse")).click()
     page.locator(tid("analysis-progress")).wait_for(state="visible")
     page.wait_for_function(
-        "() => document.getElementById('analysis').dataset.state === 'done'", timeout=180_000)
+        "() => document.getElementById('analysis').dataset.state === 'done'", timeout=300_000)
     shot(page, "analysis-01-done", full_page=True)
     rows = page.locator(f"{tid('analysis-summary')} tbody tr")
     assert rows.count() == 2
@@ -165,6 +165,7 @@ def test_a_finished_bot_match_is_analysed_from_its_replay(new_context: Callable[
         "inaccuracy", "mistake", "blunder")
     if page.locator(f"{tid('analysis-best-board')} g.tile-svg").count():
         assert page.locator(f"{tid('analysis-best-board')} g.tile-svg.last").count() == 1
+    current.scroll_into_view_if_needed()
     shot(page, "analysis-02-marked-move")
     # A second request is served from the database at once.
     resp = page.request.post(f"/m/{game.match_id}/analysis")
