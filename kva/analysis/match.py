@@ -22,7 +22,7 @@ from typing import Any
 from kva.analysis.engine import ANALYSIS_PLAYOUTS, Evaluation, evaluate
 from kva.rules import Match, PlayerView, player_view, read_record
 from kva.rules.actions import action_to_json, describe_action
-from kva.rules.codes import DRAW
+from kva.rules.codes import DRAW, END_INDEX, OPEN_BASE
 from kva.rules.view import _board
 from kva.rules.view_json import view_to_json
 
@@ -94,6 +94,13 @@ def _best_board(decision: Decision, code: int) -> dict[str, Any] | None:
     for t in hidden[: view.opponent_count]:
         opp |= 1 << t
     state = determinize(view, opp, hidden[view.opponent_count:])
+    # The board's lines come from the placements so far, which the view shows publicly.
+    state.log = []
+    for m in view.moves:
+        if m.tile is None or m.first is None or m.kind not in ("open", "play"):
+            continue
+        placed = OPEN_BASE + 2 * m.tile if m.end is None else (m.tile << 2) | END_INDEX[m.end]
+        state.log.append((m.player, placed, m.first, m.points, m.ends_sum or 0))
     state.apply_unchecked(code)
     board = view_to_json(dataclasses.replace(view, board=_board(state)))["board"]
     return dict(board)

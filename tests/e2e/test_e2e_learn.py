@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from e2e_helpers import play_until_over, shot, start_match, tid
+from e2e_helpers import SHOTS, play_until_over, shot, start_match, tid
 
 from kva.i18n import translations
 from kva.learn.lessons import STEPS, check
@@ -163,10 +163,13 @@ def test_a_finished_bot_match_is_analysed_from_its_replay(new_context: Callable[
     current = page.locator(tid("analysis-current"))
     assert current.is_visible() and current.get_attribute("data-mark") in (
         "inaccuracy", "mistake", "blunder")
-    if page.locator(f"{tid('analysis-best-board')} g.tile-svg").count():
+    if current.get_attribute("data-best") == "board":  # the best move is a placement
+        assert page.locator(f"{tid('analysis-best-board')} g.tile-svg").count() >= 2
         assert page.locator(f"{tid('analysis-best-board')} g.tile-svg.last").count() == 1
     current.scroll_into_view_if_needed()
     shot(page, "analysis-02-marked-move")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    current.screenshot(path=str(SHOTS / "analysis-03-best-move.png"))
     # A second request is served from the database at once.
     resp = page.request.post(f"/m/{game.match_id}/analysis")
     assert resp.status == 200 and resp.json()["status"] == "done"

@@ -138,3 +138,19 @@ def test_kva_analyse_prints_the_analysis(tmp_path: Path,
     assert "P1 bot:easy:" in out and "accuracy" in out and "P0 " not in out
     expected = analyse(doc, (1,), playouts=PLAYOUTS)
     assert out.count("\nhand ") + out.startswith("hand ") == len(expected["decisions"])
+
+
+def test_a_marked_decision_carries_the_board_after_the_best_move() -> None:
+    rows: list[dict[str, Any]] = []
+    for seed in range(3, 9):
+        rows += [r for r in analyse(_record(seed, 175), (1,), playouts=PLAYOUTS)["decisions"]
+                 if r["mark"] and r["best"]["type"] == "play"]
+        if len(rows) >= 3:
+            break
+    assert rows
+    for r in rows:
+        board = r["best_board"]
+        placed = ([board["opening"]["tile"]] if board["opening"] else []) + [
+            t["tile"] for line in board["lines"].values() for t in line]
+        assert r["best"]["tile"] in placed
+        assert sum(len(line) for line in board["lines"].values()) + 1 == len(placed)

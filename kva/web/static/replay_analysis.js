@@ -49,7 +49,9 @@ function showCurrent(pos) {
   show("analysis-current", true);
   const current = $("analysis-current");
   current.dataset.mark = d.mark;
+  current.dataset.best = d.best_board ? "board" : "none";
   setText("analysis-current-text", lineText(d));
+  show("analysis-best-wrap", Boolean(d.best_board));
   if (d.best_board) drawBoard($("analysis-best-board"), d.best_board, { limit: 11, last: d.best.tile });
 }
 
