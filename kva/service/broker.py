@@ -110,6 +110,8 @@ class RedisBroker(_FanOut):
         super().__init__()
         import redis.asyncio as redis
 
+        #: The Redis URL (the play service keeps its match leases on the same Redis).
+        self.url = url
         self._redis = redis.from_url(url)
         self._pubsub = self._redis.pubsub()
         self._reader: asyncio.Task[None] | None = None

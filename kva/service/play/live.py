@@ -220,6 +220,11 @@ class LiveStore:
         self.loading: dict[str, _Loading] = {}
         #: Called with each match loaded from the database.
         self.on_load: list[Callable[[LiveMatch], None]] = []
+        #: Called with the id of each match dropped from memory for room.
+        self.on_drop: list[Callable[[str], None]] = []
+        #: Whether this process owns a match (:mod:`kva.service.play.owners`): nobody else
+        #: writes it, so its copy here is the truth and :meth:`fresh` reads nothing.
+        self.owned: Callable[[str], bool] = lambda _match_id: False
 
     def __iter__(self) -> Iterator[LiveMatch]:
         return iter(list(self.live.values()))
@@ -266,9 +271,9 @@ class LiveStore:
         failed write drops the copy), and nothing is read. Shared, the copy is kept unless
         the stored version is ahead of it; a version read before one of this process's own
         commits landed is behind the copy, and the copy stays (no second copy, no spurious
-        ``stale``)."""
+        ``stale``). Shared but :attr:`owned` here, the copy is the truth: nothing is read."""
         live = self.live.get(match_id)
-        if live is not None and self.shared:
+        if live is not None and self.shared and not self.owned(match_id):
             async with self._sessions() as session:
                 version = await repo.match_version(session, match_id)
             if version is None:
@@ -290,6 +295,8 @@ class LiveStore:
             if old is live or old.lock.locked() or self._busy(old_id):
                 continue
             del self.live[old_id]
+            for hook in self.on_drop:
+                hook(old_id)
 
     def forget(self, match_id: str) -> None:
         """Drop the in-memory copy (it may be ahead of or behind the database)."""

@@ -9,6 +9,7 @@ match, so a restarted server carries on where it stopped.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 from collections import OrderedDict
@@ -18,11 +19,12 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from kva.service.broker import Broker, MemoryBroker
-from kva.service.errors import NotFound
+from kva.service.broker import Broker, MemoryBroker, RedisBroker
+from kva.service.errors import NotFound, PlayError
 from kva.service.play.acting import Acting
 from kva.service.play.commit import Committer
 from kva.service.play.live import LiveMatch, LiveStore, Seat
+from kva.service.play.owners import Moved, Owners, Unanswered
 from kva.service.play.reads import MatchInfo, MatchSummary, Reads
 from kva.service.play.seeds import Seeds
 from kva.service.play.tables import Tables
@@ -48,6 +50,7 @@ class PlayService:
         bot_executor: Executor | None = None,
         cache_size: int = 2000,
         seed_wait: float = 0.0,
+        owners: Owners | None = None,
     ) -> None:
         self._sessions = sessions
         self._broker = broker
@@ -77,19 +80,34 @@ class PlayService:
         # the public methods, each from the part that does it
         self.create_match = self._tables.create_match
         self.prepare_match = self._tables.prepare_match
-        self.activate = self._tables.activate
         self.table = self._tables.table
         self.join_table = self._tables.join_table
-        self.cancel_waiting = self._tables.cancel_waiting
         self.info = self._reads.info
-        self.state_for = self._reads.state_for
         self.finished_record = self._reads.finished_record
         self.matches_of = self._reads.matches_of
-        self.act = self._acting.act
-        self.resign = self._acting.resign
-        self.forfeit = self._acting.forfeit
-        self.seed = self._seeds.seed
         self.renamed = self._store.renamed
+
+        #: With a Redis broker, each live match has one owner process at a time
+        #: (:mod:`kva.service.play.owners`): the changes asked of the others are forwarded to
+        #: it. Alone (the in-memory broker), every change is made here directly.
+        if owners is None and isinstance(broker, RedisBroker):
+            owners = Owners(broker.url, broker)
+        self.owners = owners
+        #: The changes made only by a match's owner, by the name a forwarded request gives.
+        self._ops: dict[str, Callable[..., Awaitable[Any]]] = {
+            "act": self._acting.act, "resign": self._acting.resign,
+            "forfeit": self._acting.forfeit, "seed": self._seeds.seed,
+            "cancel": self._tables.cancel_waiting, "seat": self._tables.seat_player,
+        }
+        if owners is not None:
+            owners.handler = self._serve_request
+            owners.on_taken = self._taken
+            owners.on_lost = self._lost
+            owners.sweep_candidates = self._sweep_candidates
+            self._store.owned = owners.owns
+            self._store.on_drop.append(owners.release_soon)
+            self._tables.seat = self._routed_seat
+            self._tables.adopt = self._adopt
 
     # ------------------------------------------------------------------ settings and state
     @property
@@ -134,13 +152,135 @@ class PlayService:
         """Loads in progress (for tests: empty once every load has finished or failed)."""
         return self._store.loading
 
+    # ------------------------------------------------------------------ changes
+    async def act(self, match_id: str, user_id: int | None, version: Any, action: Any) -> None:
+        """A player's action (:meth:`Acting.act`), made by the match's owner."""
+        await self._route("act", match_id, user_id, version, action)
+
+    async def resign(self, match_id: str, user_id: int | None) -> None:
+        """The player resigns (:meth:`Acting.resign`), on the match's owner."""
+        await self._route("resign", match_id, user_id)
+
+    async def forfeit(
+        self, match_id: str, seat: int, reason: str, expected_version: int | None = None
+    ) -> None:
+        """A forfeit the server decides (:meth:`Acting.forfeit`), on the match's owner."""
+        await self._route("forfeit", match_id, seat, reason, expected_version)
+
+    async def seed(self, match_id: str, user_id: int | None, value: Any) -> None:
+        """A player's client seed (:meth:`Seeds.seed`), on the match's owner."""
+        await self._route("seed", match_id, user_id, value)
+
+    async def cancel_waiting(self, match_id: str, user_id: int) -> bool:
+        """Cancel a waiting table (:meth:`Tables.cancel_waiting`), on the match's owner."""
+        return bool(await self._route("cancel", match_id, user_id))
+
+    async def _routed_seat(self, match_id: str, user_id: int, nickname: str) -> bool:
+        return bool(await self._route("seat", match_id, user_id, nickname))
+
+    async def state_for(self, match_id: str, user_id: int | None) -> dict[str, Any]:
+        """The ``state`` message for this viewer now, with no event (a resync). With owners,
+        a match whose lease is free (its owner died) is taken over here first, so its turns
+        and timers go on."""
+        owners = self.owners
+        if owners is not None and not owners.owns(match_id):
+            live = self._store.live.get(match_id)
+            if live is None or live.status in ("waiting", "active"):
+                try:
+                    await owners.ensure(match_id)
+                except NotFound:
+                    raise
+                except Exception:  # the state is read from the database either way
+                    log.exception("looking up the owner of match %s failed", match_id)
+        return await self._reads.state_for(match_id, user_id)
+
+    async def activate(self, match_id: str) -> None:
+        """Start serving a match stored by someone else (:meth:`prepare_match`): load it and
+        schedule the bot or forced turn that is due (with owners: take its lease)."""
+        if self.owners is None:
+            await self._tables.activate(match_id)
+        else:
+            await self.owners.ensure(match_id)  # taking it loads it and resumes its turns
+
+    async def _route(self, op: str, match_id: str, *args: Any) -> Any:
+        """Run ``op`` here if this process owns the match (or takes its free lease), else
+        forward it to the owner; an owner that does not answer is asked again once its lease
+        is read again (a dead owner's runs out and this process takes the match over)."""
+        owners = self.owners
+        if owners is None:
+            return await self._ops[op](match_id, *args)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 4 * owners.ttl_ms / 1000
+        while True:
+            owner = await owners.ensure(match_id)
+            if owner == owners.me:
+                return await self._ops[op](match_id, *args)
+            if loop.time() > deadline:
+                raise PlayError("stale", "the match's server did not answer; try again")
+            try:
+                return await owners.request(owner, op, match_id, list(args))
+            except Moved:
+                owners.forget(match_id)
+                await asyncio.sleep(0.02)
+            except Unanswered:
+                owners.forget(match_id)
+                log.warning("the owner %s of match %s did not answer a %s", owner, match_id, op)
+
+    async def _serve_request(self, op: str, match_id: str, args: list[Any]) -> Any:
+        """A change forwarded by another process: made here if this process owns the match."""
+        assert self.owners is not None
+        if op not in self._ops:
+            raise ValueError(f"unknown operation {op!r}")
+        if await self.owners.ensure(match_id) != self.owners.me:
+            raise Moved(match_id)
+        return await self._ops[op](match_id, *args)
+
+    async def _taken(self, match_id: str) -> None:
+        """This process just took the lease of ``match_id``: load it as stored (the journal is
+        the truth) and resume its automatic turns and timers."""
+        self._store.forget(match_id)
+        live = await self._store.get(match_id)
+        if live.status not in ("waiting", "active"):
+            assert self.owners is not None
+            self.owners.release_soon(match_id)
+            return
+        self._turns.schedule(live)
+        self._seeds.schedule(live)
+
+    def _lost(self, match_id: str) -> None:
+        """Another process owns ``match_id`` now: drop the copy and the turn scheduled here."""
+        self._turns.cancel(match_id)
+        self._store.forget(match_id)
+
+    async def _adopt(self, match_id: str) -> None:
+        assert self.owners is not None
+        try:
+            await self.owners.adopt(match_id)
+        except Exception:  # served from here anyway; another process takes it when needed
+            log.exception("taking the lease of new match %s failed", match_id)
+
+    def _sweep_candidates(self) -> list[str]:
+        """Matches watched from here whose copy is not known to be over."""
+        out = []
+        for match_id in self.watchers.matches():
+            live = self._store.live.get(match_id)
+            if live is None or live.status in ("waiting", "active"):
+                out.append(match_id)
+        return out
+
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
-        """Resume every unfinished match: schedule the bot or forced action that is due."""
+        """Resume every unfinished match: schedule the bot or forced action that is due.
+        With owners, only the matches whose lease is free are taken (and resumed) here."""
+        if self.owners is not None:
+            await self.owners.start()
         async with self._sessions() as session:
             rows = await repo.unfinished_matches(session)
         for row in rows:
             try:
+                if self.owners is not None:
+                    await self.owners.ensure(row.id)  # taken: loaded and resumed
+                    continue
                 live = await self._store.get(row.id)
             except Exception:  # a broken record must not keep the server down
                 log.exception("cannot resume match %s", row.id)
@@ -150,9 +290,11 @@ class PlayService:
 
     async def stop(self) -> None:
         """Cancel scheduled bot and forced turns and seed waits (they resume on the next
-        start)."""
+        start); with owners, release every lease held."""
         await self._turns.stop()
         await self._seeds.stop()
+        if self.owners is not None:
+            await self.owners.stop()
 
     def on_tables_changed(self, listener: Callable[[], Awaitable[None]]) -> None:
         """Call ``listener`` after a waiting table is opened, taken or cancelled (the lobby
@@ -173,10 +315,13 @@ class PlayService:
 
     # ------------------------------------------------------------------ wiring
     def _started(self, live: LiveMatch) -> None:
-        """A match changed or started here: schedule its automatic turn, run the hooks."""
+        """A match changed or started here: schedule its automatic turn, run the hooks; a
+        match over gives its lease up."""
         self._turns.schedule(live)
         self._seeds.schedule(live)
         self._run_commit_hooks(live)
+        if self.owners is not None and live.status in ("finished", "cancelled"):
+            self.owners.release_soon(live.id)
 
     def _run_commit_hooks(self, live: LiveMatch) -> None:
         if live.match is None:

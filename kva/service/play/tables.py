@@ -51,6 +51,12 @@ class Tables:
         self._rng_factory = rng_factory
         self._started = started
         self.listeners: list[Callable[[], Awaitable[None]]] = []
+        #: Seats a joining player (:meth:`seat_player`; the play service routes it to the
+        #: match's owner when processes share Redis).
+        self.seat: Callable[[str, int, str], Awaitable[bool]] = self.seat_player
+        #: Called with each match created here, once it is served (the play service takes
+        #: its lease).
+        self.adopt: Callable[[str], Awaitable[None]] | None = None
 
     # ------------------------------------------------------------------ one path
     def new_match(
@@ -146,6 +152,8 @@ class Tables:
                                      created_by=creator_id,
                                      kind="open" if opponent == "open" else "closed"))
         self._serve(live)
+        if self.adopt is not None:
+            await self.adopt(live.id)
         if opponent == "open":
             await self.changed()
         return live.id, token
@@ -207,25 +215,29 @@ class Tables:
             raise WrongPassword(token)
         if live.rated and not registered and live.status == "waiting":
             raise RatedOnly(token)
-        joined = False
-        async with live.lock:
-            live = await self._store.fresh(table.match_id)
-            free = live.seats[1].user_id is None and live.seats[1].bot is None
-            if free and live.status == "waiting" and live.seat_of(user_id) is None:
-                live.seats[1] = Seat(user_id, nickname)
-                live.status = "active"
-                await self._seeds.joined(live)  # dealt now if both client seeds are in
-                live.created_at = utcnow().isoformat()
-                await self._committer.commit(live, public(join_event(1)),
-                                             seat1_user_id=user_id)
-                joined = True
-        if joined:
+        if await self.seat(live.id, user_id, nickname):
             await self.changed()
             return live.id, 1
         if live.private and not granted:
             async with self._sessions() as session, session.begin():
                 await repo.grant_watch(session, live.id, user_id)
         return live.id, None
+
+    async def seat_player(self, match_id: str, user_id: int, nickname: str) -> bool:
+        """Seat ``user_id`` in the free seat 1 of a waiting table and start the match (the
+        change a join makes, on the match's owner); whether they sit there now."""
+        live = await self._store.fresh(match_id)
+        async with live.lock:
+            live = await self._store.fresh(match_id)
+            free = live.seats[1].user_id is None and live.seats[1].bot is None
+            if not (free and live.status == "waiting" and live.seat_of(user_id) is None):
+                return live.seat_of(user_id) == 1
+            live.seats[1] = Seat(user_id, nickname)
+            live.status = "active"
+            await self._seeds.joined(live)  # dealt now if both client seeds are in
+            live.created_at = utcnow().isoformat()
+            await self._committer.commit(live, public(join_event(1)), seat1_user_id=user_id)
+            return True
 
     async def cancel_waiting(self, match_id: str, user_id: int) -> bool:
         """Cancel a table still waiting for its second player, for its creator (seat 0).

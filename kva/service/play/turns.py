@@ -68,6 +68,12 @@ class Turns:
         self.tasks[live.id] = task
         task.add_done_callback(partial(self._task_done, live.id))
 
+    def cancel(self, match_id: str) -> None:
+        """Cancel the turn scheduled for ``match_id`` (another process serves it now)."""
+        task = self.tasks.pop(match_id, None)
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+
     async def stop(self) -> None:
         """Cancel scheduled turns (they resume on the next start)."""
         self._stopping = True

@@ -37,5 +37,9 @@ class Watchers:
         """The viewer keys (``"0"``, ``"1"``, ``"s"``) someone here watches ``match_id`` as."""
         return {viewer_key(w.seat) for w in self._by_match.get(match_id, ())}
 
+    def matches(self) -> list[str]:
+        """The matches someone watches from this process."""
+        return list(self._by_match)
+
     def __len__(self) -> int:
         return sum(len(w) for w in self._by_match.values())
