@@ -42,3 +42,18 @@ async def test_a_registered_players_progress_is_kept(make_server: Any) -> None:
         assert (await v.http.get("/learn/progress")).json()["done"] == ["match", "opener", "fish"]
     finally:
         await v.__aexit__()
+
+
+async def test_analysis_and_counting_aid_endpoints(make_server: Any) -> None:
+    server = make_server()
+    async with Visitor(server.base_url) as v:
+        match_id = await v.new_match("bot:easy", 75)
+        # A match in progress has no analysis yet; an unknown match has none at all.
+        assert (await v.http.get(f"/m/{match_id}/analysis")).status_code == 409
+        assert (await v.http.post(f"/m/{match_id}/analysis")).status_code == 409
+        assert (await v.http.get("/m/nosuchmatch/analysis")).status_code == 404
+        # The counting aid is offered in a bot match (casual), not for an unknown one.
+        assert (await v.http.get(f"/learn/aid/{match_id}")).json() == {"allowed": True}
+        assert (await v.http.get("/learn/aid/nosuchmatch")).status_code == 404
+        page = (await v.http.get(f"/m/{match_id}")).text
+        assert "counting.js" in page
