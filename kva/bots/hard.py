@@ -1,4 +1,5 @@
-"""The ``hard`` bot: determinization search with inference weighting, and its ``seer`` twin.
+"""The ``hard`` bot: determinization search with inference weighting, reply-aware playouts and
+exact endgames.
 
 For a real choice (most turns have one legal action, answered at once) ``hard``:
 
@@ -7,18 +8,22 @@ For a real choice (most turns have one legal action, answered at once) ``hard``:
    hand's highest double, the protected bazaar tail;
 2. samples many consistent guesses (*determinizations*) and weights each by how well it explains
    the opponent's earlier choices under a soft greedy model, then resamples by weight;
-3. for each kept guess and each legal move, plays the hand out on a ``HandState`` copy with the
-   fast noisy-greedy policy (:func:`~kva.bots.fast.playout`); all moves of one guess share the
-   playout seed (common random numbers), so differences between moves are not drowned in noise;
-4. values the hand's outcome by the chance of winning the match from the resulting score when
+3. once nothing can be drawn any more (the drawable bazaar is empty, or the table plays "pass
+   only") and both hands hold at most ``exact_tiles`` tiles, it solves each distinct guessed
+   opponent hand exactly (alpha-beta with a transposition table, :mod:`kva.bots.endgame`) and
+   plays the move with the best weighted mean; past ``exact_nodes`` nodes it falls back to 4.;
+4. otherwise, for each kept guess and each legal move, plays the hand out on a ``HandState``
+   copy with the reply-aware playout policy (:func:`~kva.bots.playout.playout`: noisy greedy
+   that, for its first ``lookahead`` choices, subtracts ``threat`` times the opponent's best
+   immediate reply); all moves of one guess share the playout seed (common random numbers);
+5. values the hand's outcome by the chance of winning the match from the resulting score when
    either player is near the target (:func:`~kva.bots.value.match_win_chance`), by the hand's
    point difference otherwise, and plays the move with the best mean.
 
-The budget is counted in playouts, so a decision is a pure function of (view, seed) and
-tournaments replay exactly; ``max_seconds`` is only a safety cap for slow machines.
-ISMCTS was not tried: with two to four legal moves per real choice and hands a dozen plies
-long, flat determinized sampling spends the whole budget on playouts, and more playouts is what
-measured stronger (docs/bots.md).
+The budget is counted in playouts and search nodes, so a decision is a pure function of (view,
+seed) and tournaments replay exactly; ``max_seconds`` is only a safety cap for slow machines.
+The measurements that chose this design, and the directions that did not pay, are in
+docs/bots.md. ``hard-v1`` (:mod:`kva.bots.hard_v1`) keeps the previous search, frozen.
 """
 
 from __future__ import annotations
@@ -64,7 +69,9 @@ class HardBot:
         self.playouts = playouts
         #: Guesses sampled per guess kept (the surplus feeds the inference weighting).
         self.candidates = candidates
-        #: Wall-clock cap: the search stops after the guess in progress once it is exceeded.
+        #: Safety cap in CPU seconds of this process (a worker thinks on its own core, so on the
+        #: server that is the wall time; other load on the machine cannot trigger it): the
+        #: search stops after the guess in progress once it is exceeded.
         self.max_seconds = max_seconds
         #: Within this many points of the target, outcomes are valued by match-win chance.
         self.near = near
@@ -89,13 +96,14 @@ class HardBot:
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
+        deadline = time.process_time() + self.max_seconds
         knowledge = Knowledge(view, self.beta, self.uniform_share)
         if self.exact_nodes and self._endgame(view, knowledge):
-            code = self._exact(view, knowledge, rng)
+            code = self._exact(view, knowledge, rng, deadline)
             if code is not None:
                 return code
         guesses = self._guesses(knowledge, rng, self._guess_count(len(legal)))
-        return self._search(view, knowledge, guesses, rng)
+        return self._search(view, knowledge, guesses, rng, deadline)
 
     def _endgame(self, view: PlayerView, knowledge: Knowledge) -> bool:
         """Nothing can be drawn any more and the hands are small: exact search may finish."""
@@ -103,9 +111,12 @@ class HardBot:
             return False
         return len(view.hand) + knowledge.opp_count <= self.exact_tiles
 
-    def _exact(self, view: PlayerView, knowledge: Knowledge, rng: random.Random) -> int | None:
+    def _exact(
+        self, view: PlayerView, knowledge: Knowledge, rng: random.Random, deadline: float = 1e300
+    ) -> int | None:
         """The best move by exact minimax averaged over weighted guesses of the opponent's hand;
-        None when the node budget runs out (the caller falls back to playouts)."""
+        None when the node budget runs out (the caller falls back to playouts). Past the
+        safety ``deadline`` it stops after the hand in progress and averages what it solved."""
         legal = view.legal
         guesses = self._guesses(knowledge, rng, self.exact_guesses)
         counts: dict[int, int] = {}
@@ -126,6 +137,8 @@ class HardBot:
             except Exhausted:
                 return None
             left -= used
+            if time.process_time() > deadline:
+                break
             for i, v in enumerate(values):
                 sums[i] += count * v
         best = 0
@@ -171,12 +184,18 @@ class HardBot:
         return out
 
     def _search(
-        self, view: PlayerView, knowledge: Knowledge, guesses: list[Guess], rng: random.Random
+        self,
+        view: PlayerView,
+        knowledge: Knowledge,
+        guesses: list[Guess],
+        rng: random.Random,
+        deadline: float,
     ) -> int:
+        """Flat playouts of every legal move over the guesses; past the safety ``deadline`` it
+        stops after the guess in progress (the one way a decision can depend on the machine)."""
         legal = view.legal
         value = self._valuer(view, knowledge.me)
         sums = [0.0] * len(legal)
-        deadline = time.perf_counter() + self.max_seconds
         noise = self.noise
         threat = self.threat
         lookahead = self.lookahead
@@ -193,7 +212,7 @@ class HardBot:
                 else:
                     playout(after, random.Random(seed), noise)
                 sums[i] += value(after)
-            if time.perf_counter() > deadline:
+            if time.process_time() > deadline:
                 break
         best = 0
         for i in range(1, len(legal)):

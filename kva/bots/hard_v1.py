@@ -77,7 +77,8 @@ class HardV1Bot:
         self.playouts = playouts
         #: Guesses sampled per guess kept (the surplus feeds the inference weighting).
         self.candidates = candidates
-        #: Wall-clock cap: the search stops after the guess in progress once it is exceeded.
+        #: Safety cap, in CPU seconds of this process since issue 13 (it was wall-clock seconds,
+        #: which other load could trigger; it never changes a decision on an idle machine).
         self.max_seconds = max_seconds
         #: Within this many points of the target, outcomes are valued by match-win chance.
         self.near = near
@@ -133,7 +134,7 @@ class HardV1Bot:
         legal = view.legal
         value = self._valuer(view, knowledge.me)
         sums = [0.0] * len(legal)
-        deadline = time.perf_counter() + self.max_seconds
+        deadline = time.process_time() + self.max_seconds
         noise = self.noise
         for opp_hand, rest in guesses:
             state = knowledge.state(view, opp_hand, rest)
@@ -143,7 +144,7 @@ class HardV1Bot:
                 after.apply_unchecked(code)
                 _playout(after, random.Random(seed), noise)
                 sums[i] += value(after)
-            if time.perf_counter() > deadline:
+            if time.process_time() > deadline:
                 break
         best = 0
         for i in range(1, len(legal)):

@@ -15,7 +15,7 @@ from kva.rules import player_view
 
 def blind_bots() -> list[Bot]:
     bots: list[Bot] = [make_bot(name) for name in BOTS if name != "hard"]
-    bots.append(HardBot(playouts=24, candidates=2))
+    bots.append(HardBot(playouts=24, candidates=2, threat=0.0, exact_nodes=0))  # v1 search
     # Every code path of hard: reply-aware playouts and exact endgames (pass-only positions
     # and emptied bazaars), with small budgets to keep the suite fast.
     bots.append(HardBot(playouts=24, threat=0.7, block=5.0, exact_nodes=3000, exact_guesses=8))

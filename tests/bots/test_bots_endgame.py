@@ -44,9 +44,12 @@ def test_alpha_beta_with_a_table_equals_plain_minimax_on_small_endgames() -> Non
         opp_hand, rest, _items = knowledge.sample(rng)
         state = knowledge.state(view, opp_hand, rest)
         me = knowledge.me
+        def value(s: HandState, me: int = me) -> float:
+            return _delta(s, me)
+
         for additive in (True, False):
             values, _nodes = solve_moves(
-                state, list(view.legal), me, lambda s: _delta(s, me), additive, 100.0, 10**6
+                state, list(view.legal), me, value, additive, 100.0, 10**6
             )
             for code, v in zip(view.legal, values, strict=True):
                 child = state.copy()

@@ -12,11 +12,13 @@ from kva.bots.hard_v1 import SeerBot
 
 #: The production code with a small search budget, to keep the suite fast.
 TEST_HARD = {"playouts": 12, "candidates": 2}
+#: The same for hard: small exact-endgame budget too (its production one is 30,000 nodes).
+TEST_NEW_HARD = {**TEST_HARD, "exact_nodes": 2000, "exact_guesses": 8}
 
 
 def test_every_bot_plays_a_legal_action_in_10000_random_positions() -> None:
     bots: list[Bot] = [make_bot(name) for name in BOTS if name != "hard"]
-    bots.append(HardBot(**TEST_HARD))
+    bots.append(HardBot(**TEST_NEW_HARD))
     seer = SeerBot(**TEST_HARD)
     rng = random.Random(99)
     choices = 0
