@@ -182,6 +182,10 @@ async def test_actions_at_the_other_process_are_forwarded_to_the_owner(
             break
         await asyncio.sleep(0.02)
     assert await cluster.lease(match_id) is None
+    # the owner noted while forwarding is believed one lease life (1 s here), then forgotten
+    await asyncio.sleep(1.0)
+    await other.owners.renew()
+    assert match_id not in other.owners._known
 
 
 async def test_a_dead_owner_is_taken_over_with_nothing_lost_or_applied_twice(
@@ -195,8 +199,15 @@ async def test_a_dead_owner_is_taken_over_with_nothing_lost_or_applied_twice(
         user, version, legal = await _position(sessions, other, match_id, ids)
         await other.act(match_id, user, version, rng.choice(legal))
     # The owner commits one more move itself, then dies before anyone hears of it (no
-    # release, no renewal, no answers).
+    # state published, no release, no renewal, no answers).
+    sub = await other._broker.subscribe(topic(match_id))  # a socket on the other process
+    await asyncio.sleep(0.05)
     user, version, legal = await _position(sessions, other, match_id, ids)
+
+    async def dies_before_publishing(*_args: Any) -> None:
+        return None
+
+    owner._committer._publish = dies_before_publishing  # type: ignore[method-assign]
     await owner.act(match_id, user, version, legal[0])
     committed = version + 1
     owner.owners.abandon()
@@ -210,6 +221,12 @@ async def test_a_dead_owner_is_taken_over_with_nothing_lost_or_applied_twice(
     assert refused.value.code == "stale"  # committed once, not applied twice
     assert await cluster.lease(match_id) == other.owners.me
     assert other._live[match_id].version == committed  # nothing committed was lost
+    # the new owner published the state the dead one never did: the sockets catch up
+    published = []
+    while not sub._queue.empty():
+        published.append(sub._queue.get_nowait().get("version"))
+    assert committed in published
+    await sub.close()
     while not other._live[match_id].match.over:  # type: ignore[union-attr]
         user, version, legal = await _position(sessions, other, match_id, ids)
         await other.act(match_id, user, version, rng.choice(legal))

@@ -187,6 +187,12 @@ class Committer:
                                                         "winner": paid.winner}}
         return extra
 
+    async def republish(self, live: LiveMatch) -> None:
+        """Publish the state as it is, with no event: a process that takes a match over does,
+        since its owner may have died between committing a change and publishing it (the
+        sockets that were not told would wait for ever)."""
+        await self._publish(live, None, None)
+
     async def _publish(
         self, live: LiveMatch, event: EventSource | None, extra: dict[str, Any] | None
     ) -> None:

@@ -272,7 +272,11 @@ class Owners:
             self.on_lost(match_id)
 
     async def renew(self) -> None:
-        """Renew every lease held; drop the ones another process holds now."""
+        """Renew every lease held; drop the ones another process holds now, and the owners
+        noted for other processes' matches once they are no longer believed."""
+        now = time.monotonic()
+        for match_id in [m for m, (_o, until) in self._known.items() if until <= now]:
+            del self._known[match_id]
         held = list(self._held)
         for i in range(0, len(held), BATCH):
             batch = held[i:i + BATCH]

@@ -237,13 +237,17 @@ class PlayService:
 
     async def _taken(self, match_id: str) -> None:
         """This process just took the lease of ``match_id``: load it as stored (the journal is
-        the truth) and resume its automatic turns and timers."""
+        the truth), publish its state, and resume its automatic turns and timers."""
         self._store.forget(match_id)
         live = await self._store.get(match_id)
         if live.status not in ("waiting", "active"):
             assert self.owners is not None
             self.owners.release_soon(match_id)
             return
+        # The last owner may have committed a change and died before publishing it: every
+        # socket gets the state as stored (a socket that has it already sends nothing).
+        async with live.lock:
+            await self._committer.republish(live)
         self._turns.schedule(live)
         self._seeds.schedule(live)
 
