@@ -119,7 +119,9 @@ async def history(
     return lines, int(total)
 
 
-async def export_records(sessions: async_sessionmaker[AsyncSession], user_id: int) -> AsyncIterator[bytes]:
+async def export_records(
+    sessions: async_sessionmaker[AsyncSession], user_id: int
+) -> AsyncIterator[bytes]:
     """Every finished record of ``user_id`` as one JSON array, oldest first, in chunks.
 
     Pages by ``(finished_at, id)`` (keyset), each batch in its own short session, so a long

@@ -53,7 +53,8 @@ def test_person_challenges_a_bot_from_the_browser_and_plays_to_the_end(
         try:  # the challenge page reloads until the bot accepts, then the game
             game.wait_ready()
         except Exception as exc:
-            raise AssertionError(f"{exc}\npage {page.url}\nbot log:\n{log.read_text()}")
+            raise AssertionError(
+                f"{exc}\npage {page.url}\nbot log:\n{log.read_text()}") from exc
         assert game.view["target"] == 75
         players = game.states[-1]["players"]
         assert players[1]["name"] == name

@@ -63,7 +63,8 @@ _BOXES_JS = """sels => sels.map(sel => {
 
 _HEADER_JS = """() => {
   const h = document.querySelector('.site-header');
-  const items = [...h.querySelectorAll('a, button, .whoami')].filter(e => e.getClientRects().length);
+  const items = [...h.querySelectorAll('a, button, .whoami')]
+    .filter(e => e.getClientRects().length);
   const tops = [];
   for (const e of items) {
     const r = e.getBoundingClientRect();
@@ -148,7 +149,8 @@ _TOASTS_JS = """() => {
 def _pattern(template: str) -> re.Pattern[str]:
     """A message template ({name}, {tile}, ... placeholders) as a regular expression."""
     parts = re.split(r"(\{\w+\})", template)
-    return re.compile("".join(".+?" if re.fullmatch(r"\{\w+\}", p) else re.escape(p) for p in parts))
+    return re.compile("".join(
+        ".+?" if re.fullmatch(r"\{\w+\}", p) else re.escape(p) for p in parts))
 
 
 @pytest.mark.parametrize("lang", LANGS)
