@@ -13,8 +13,8 @@ bash scripts/services.sh
 
 echo "== ruff"
 .venv/bin/ruff check kva tests scripts
-echo "== mypy --strict (kva/rules, kva/bots, kva/web and what it imports)"
-.venv/bin/mypy --strict kva/rules kva/bots kva/web
+echo "== mypy --strict kva"
+.venv/bin/mypy --strict kva
 
 echo "== plain install: wheel without extras in a fresh venv, kva serve used over HTTP and WebSocket"
 bash scripts/check-install.sh
