@@ -359,7 +359,13 @@ def _server(args: argparse.Namespace) -> Iterator[str]:
 def run(args: argparse.Namespace) -> int:
     with _server(args) as url:
         started = time.perf_counter()
-        samples = asyncio.run(bench(url, args.matches, args.slots, args.think))
+        try:
+            samples = asyncio.run(asyncio.wait_for(
+                bench(url, args.matches, args.slots, args.think), args.timeout))
+        except TimeoutError:
+            print(f"kva bench botapi: not finished within {args.timeout:g} s (a match or a "
+                  "challenge never completed); no figures")
+            return 1
         took = time.perf_counter() - started
     print(f"kva bench botapi: {args.matches} matches to 75, {args.slots} at once, "
           f"{args.db if not args.url else args.url}, think {args.think:g} s, {took:.0f} s")
@@ -386,4 +392,6 @@ def add_parser(which: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     parser.add_argument("--slots", type=int, default=2, help="matches at once")
     parser.add_argument("--think", type=float, default=0.02,
                         help="seconds a mover waits before acting")
+    parser.add_argument("--timeout", type=float, default=900.0,
+                        help="give up (exit 1) when the whole run takes longer")
     parser.set_defaults(func=run)

@@ -16,7 +16,7 @@ def test_bench_botapi_plays_both_kinds_and_prints_the_ratio(
     capsys: pytest.CaptureFixture[str]
 ) -> None:
     status = main(["bench", "botapi", "--db", "sqlite", "--matches", "2", "--slots", "2",
-                   "--think", "0"])
+                   "--think", "0", "--timeout", "240"])
     out = capsys.readouterr().out
     lines = out.strip().splitlines()
     for kind in ("ws→ws", "api→ws", "ws→api"):
