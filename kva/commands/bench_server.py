@@ -7,7 +7,11 @@ ramp (``--matches 50,100,200``) it keeps that many friend matches live: each mat
 guests, one opening a closed table (``POST /matches``) and the other joining it by its link
 (``POST /t/{token}``), both on ``/ws/m/{id}``, each playing a random legal move ``--think``
 seconds (± ``--jitter``) after its turn comes, to the match's end; then the slot opens the next
-match. With several servers the two players of a match sit on different processes (round robin).
+match. With several servers, ``--spread player`` puts the two players of a match on different
+processes (round robin); ``--spread match`` (the default) creates and joins the match on any
+process (round robin) but connects both players' sockets to the process nginx's
+``hash $match_id consistent`` picks for the match (:func:`nginx_chash`), as docs/deployment.md
+routes them: that process takes the match's lease at the first ``hello``.
 
 Measured per client action (forced draws and passes that the server applies are not client
 actions and are not counted): from sending it to the actor receiving the state of the new version
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import contextlib
 import json
 import os
@@ -33,11 +38,13 @@ import re
 import secrets
 import shutil
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
+import zlib
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -412,6 +419,8 @@ class Game:
             self.done.set()
 
     async def play(self, host_url: str, guest_url: str) -> None:
+        """Create the match on ``host_url``, join it on ``guest_url``; the sockets go there
+        too (``--spread player``) or both to the match's hashed process (``--spread match``)."""
         from websockets.asyncio.client import connect
 
         bench = self.bench
@@ -433,6 +442,8 @@ class Game:
             raise HttpFailure(f"POST /t/{{token}} {joined.status}")
         bench.rec.matches_started += 1
         sockets = []
+        if bench.spread == "match":
+            host_url = guest_url = nginx_chash(match_id, bench.urls)
         try:
             for seat, (url, cookie) in enumerate(((host_url, host_cookie),
                                                  (guest_url, guest_cookie))):
@@ -461,8 +472,9 @@ class Bench:
     """The ramp: match slots, each playing match after match, and the measurement windows."""
 
     def __init__(self, urls: Sequence[str], think: float, jitter: float, target: int,
-                 sampler: ProcessSampler, seed: int | None) -> None:
+                 sampler: ProcessSampler, seed: int | None, spread: str = "match") -> None:
         self.urls = list(urls)
+        self.spread = spread
         self.think = think
         self.jitter = jitter
         self.target = target
@@ -495,6 +507,22 @@ class Bench:
                 self.rec.errors[type(exc).__name__] += 1
                 await asyncio.sleep(1.0)
 
+    async def owner_counters(self) -> dict[str, int] | None:
+        """The match-owner counters of ``/healthz?verbose`` summed over the servers (None:
+        a server without owners, or one that does not say)."""
+        total: dict[str, int] = {"forwarded": 0, "handed_off": 0}
+        for url in self.urls:
+            try:
+                r = await http(url, "GET", "/healthz?verbose=1")
+            except Exception:
+                return None
+            pairs = dict(p.split("=", 1) for p in r.body.decode().split()[1:] if "=" in p)
+            if r.status != 200 or not all(k in pairs for k in total):
+                return None
+            for key in total:
+                total[key] += int(pairs[key])
+        return total
+
     async def sample_forever(self) -> None:
         while True:
             self.sampler.sample()
@@ -514,6 +542,7 @@ class Bench:
                 await asyncio.sleep(warmup)
                 self.rec.reset()
                 self.sampler.reset()
+                owners0 = await self.owner_counters()
                 cpu0 = os.times()
                 t0 = time.perf_counter()
                 await asyncio.sleep(duration)
@@ -523,6 +552,10 @@ class Bench:
                 client_cpu = 100.0 * ((cpu1.user - cpu0.user) + (cpu1.system - cpu0.system)) \
                     / elapsed
                 result = StepResult.of(matches, elapsed, self.rec, self.sampler, client_cpu)
+                owners1 = await self.owner_counters()
+                if owners0 is not None and owners1 is not None:
+                    result.forwarded = owners1["forwarded"] - owners0["forwarded"]
+                    result.handed_off = owners1["handed_off"] - owners0["handed_off"]
                 results.append(result)
                 report(result)
         finally:
@@ -553,6 +586,10 @@ class StepResult:
     server_rss_mib: float | None
     server_processes: int
     client_cpu_percent: float
+    #: Changes forwarded between processes and leases handed over during the step (match
+    #: owners: several processes on Redis; None otherwise).
+    forwarded: int | None = None
+    handed_off: int | None = None
 
     @classmethod
     def of(cls, matches: int, seconds: float, rec: Recorder, sampler: ProcessSampler,
@@ -597,6 +634,8 @@ def row(r: StepResult) -> str:
             f"{cpu:>5} {rss:>7} {r.client_cpu_percent:>8.0f}%")
     if r.error_kinds:
         line += "  (" + ", ".join(f"{k} {v}" for k, v in sorted(r.error_kinds.items())) + ")"
+    if r.forwarded is not None:
+        line += f"  [forwarded {r.forwarded}, handed over {r.handed_off}]"
     return line
 
 
@@ -618,6 +657,28 @@ def headline(label: str, results: Sequence[StepResult], slo_ms: float) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # Servers the bench starts itself
+
+
+def nginx_chash(key: str, urls: Sequence[str]) -> str:
+    """The URL among ``urls`` that nginx's ``hash <key> consistent;`` picks for ``key`` when
+    the upstream lists them as ``server <host:port>;`` (weight 1) in any order: nginx's ketama
+    ring (ngx_http_upstream_hash_module.c), 160 points per server, each the CRC32 of
+    ``host``, a NUL, ``port`` and the previous point (4 bytes, little-endian); the key goes to
+    the first point at or after its CRC32, wrapping round."""
+    points: list[tuple[int, int]] = []
+    for index, url in enumerate(urls):
+        netloc = urlsplit(url).netloc
+        host, _, port = netloc.rpartition(":")
+        base = zlib.crc32(host.encode() + b"\0" + port.encode())
+        prev = 0
+        for _ in range(160):
+            point = zlib.crc32(struct.pack("<I", prev), base)
+            points.append((point, index))
+            prev = point
+    points.sort()
+    wanted = zlib.crc32(key.encode())
+    at = bisect.bisect_left(points, (wanted, -1))
+    return urls[points[at % len(points)][1]]
 
 
 def free_port() -> int:
@@ -659,8 +720,10 @@ class Started:
 @contextlib.contextmanager
 def started_servers(count: int, db: str, pg_url: str, redis_url: str, forced_delay: float,
                     pin: set[int] | None, log_level: str,
-                    limits: dict[str, str] | None = None) -> Iterator[Started]:
-    """``count`` ``kva serve`` processes on free ports sharing one fresh database.
+                    limits: dict[str, str] | None = None,
+                    redis_alone: bool = False) -> Iterator[Started]:
+    """``count`` ``kva serve`` processes on free ports sharing one fresh database (and the
+    Redis broker when there are several, or ``redis_alone``).
 
     ``limits`` are the environment variables that replace :data:`GENEROUS_LIMITS` (``{}``:
     production's defaults, apart from what the caller's environment sets)."""
@@ -681,7 +744,7 @@ def started_servers(count: int, db: str, pg_url: str, redis_url: str, forced_del
                "KVA_DATABASE_URL": database_url, "KVA_DATA_DIR": str(workdir),
                "KVA_SECRET_KEY": secrets.token_urlsafe(32),
                "KVA_FORCED_DELAY": f"{forced_delay:g}"}
-        if count > 1:
+        if count > 1 or redis_alone:
             env["KVA_BROKER_URL"] = redis_url
         else:
             env.pop("KVA_BROKER_URL", None)
@@ -709,7 +772,8 @@ def started_servers(count: int, db: str, pg_url: str, redis_url: str, forced_del
                 time.sleep(0.2)
             urls.append(url)
         kind = "sqlite" if db == "sqlite" else "postgres"
-        label = f"{kind} {count} process" + ("es on redis" if count > 1 else "")
+        label = f"{kind} {count} process" + ("es" if count > 1 else "") + (
+            " on redis" if count > 1 or redis_alone else "")
         yield Started(urls, [p.pid for p in processes], label)
     finally:
         for proc in processes:
@@ -768,18 +832,21 @@ def run(args: argparse.Namespace) -> int:
         else:
             started = stack.enter_context(started_servers(
                 args.start or 1, args.db, args.pg_url, args.redis_url, args.forced_delay,
-                _cpus(args.pin_server), args.server_log_level))
+                _cpus(args.pin_server), args.server_log_level,
+                redis_alone=args.broker == "redis"))
             urls, pids, label = started.urls, started.pids, args.label or started.label
         client_cpus = _cpus(args.pin_client)
         if client_cpus:
             os.sched_setaffinity(0, client_cpus)
+        if len(urls) > 1:
+            label += f", spread by {args.spread}"
         print(f"kva bench server: {label}; {', '.join(urls)}; steps {steps} matches, "
               f"{args.duration:g} s each after {args.warmup:g} s warm-up; think "
               f"{args.think:g} s ±{args.jitter * 100:.0f}%; target {args.target}"
               + ("" if args.url else f"; forced delay {args.forced_delay:g} s"), flush=True)
         print(HEADER, flush=True)
         bench = Bench(urls, args.think, args.jitter, args.target, ProcessSampler(pids),
-                      args.seed)
+                      args.seed, args.spread)
         results = asyncio.run(bench.run(steps, args.duration, args.warmup,
                                         lambda r: print(row(r), flush=True)))
     line = headline(label, results, args.slo_ms)
@@ -809,6 +876,14 @@ def add_parser(which: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                        help="with --url: a server process whose CPU and RSS to report")
     where.add_argument("--start", type=int, metavar="N",
                        help="start N kva serve processes (default 1 without --url)")
+    where.add_argument("--spread", choices=["match", "player"], default="match",
+                       help="with several servers: both players of a match on the process "
+                            "nginx's hash of its id picks (match: docs/deployment.md), or "
+                            "each on another (player: round robin)")
+    where.add_argument("--broker", choices=["auto", "redis"], default="auto",
+                       help="auto: Redis with several started servers, in memory with one; "
+                            "redis: one started server on Redis too (match owners on), to "
+                            "tell what Redis costs from what a second process costs")
     where.add_argument("--db", choices=["sqlite", "postgres"], default="sqlite",
                        help="database of started servers: a fresh SQLite file, or a fresh "
                             "PostgreSQL database dropped afterwards")

@@ -56,9 +56,18 @@ def _fail(request: Request, status: int, message: str) -> HTTPException:
 
 
 @router.get("/healthz", response_class=PlainTextResponse)
-async def healthz() -> str:
-    """Liveness: the process answers."""
-    return "ok"
+async def healthz(request: Request, verbose: str | None = None) -> str:
+    """Liveness: the process answers. ``?verbose``: one line of counters after ``ok`` (with
+    match owners: the leases held here, the actions forwarded to other processes and served
+    for them, and the leases handed to a process whose sockets asked for them)."""
+    if verbose is None:
+        return "ok"
+    service = _service(request)
+    owners = service.owners
+    if owners is None:
+        return "ok\nowners=off"
+    return (f"ok\nowner={owners.me} held={len(owners.held())} forwarded={owners.forwarded} "
+            f"served={owners.served} handed_off={service.handed_off}")
 
 
 @router.get("/")

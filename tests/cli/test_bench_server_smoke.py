@@ -57,3 +57,17 @@ def test_percentile_is_nearest_rank() -> None:
     assert percentile(values, 0.99) == 99.0
     assert percentile(values, 1.0) == 100.0
     assert percentile([7.0], 0.99) == 7.0
+
+
+def test_nginx_chash_picks_one_server_per_key_whatever_their_order() -> None:
+    from kva.commands.bench_server import nginx_chash
+
+    urls = ["http://127.0.0.1:8001", "http://127.0.0.1:8002", "http://127.0.0.1:8003"]
+    keys = [f"m{i:05d}" for i in range(300)]
+    picked = [nginx_chash(k, urls) for k in keys]
+    assert picked == [nginx_chash(k, urls[::-1]) for k in keys]
+    assert set(picked) == set(urls)  # every server gets some matches
+    # Consistent: dropping a server moves only its own keys.
+    for key, url in zip(keys, picked, strict=True):
+        if url != urls[2]:
+            assert nginx_chash(key, urls[:2]) == url

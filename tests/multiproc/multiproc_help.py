@@ -110,7 +110,8 @@ class ServeProcess:
 
 def nginx_config(prefix: Path, port: int, backends: dict[str, int]) -> str:
     """An nginx configuration: ``backends`` (name → port) behind ``127.0.0.1:port``, chosen by
-    the :data:`ROUTE_HEADER` request header (round robin without it), WebSockets upgraded,
+    the :data:`ROUTE_HEADER` request header (without it: a match's page and socket by a
+    consistent hash of its id, everything else round robin), WebSockets upgraded,
     the client's address, scheme and host forwarded, and the answering process named in
     :data:`UPSTREAM_HEADER`. The production version is in docs/deployment.md."""
     user = "user root root;\n" if os.geteuid() == 0 else ""
@@ -119,6 +120,8 @@ def nginx_config(prefix: Path, port: int, backends: dict[str, int]) -> str:
         for name, p in backends.items())
     every = "".join(f"server 127.0.0.1:{p}; " for p in backends.values())
     routes = "".join(f"        {name} kva_{name};\n" for name in backends)
+    # A match's page and socket go to one process, chosen by a consistent hash of its id
+    # (docs/deployment.md), unless the route header names a process.
     return f"""{user}worker_processes 1;
 pid {prefix}/nginx.pid;
 error_log {prefix}/error.log warn;
@@ -131,8 +134,17 @@ http {{
     uwsgi_temp_path {prefix}/uwsgi;
     scgi_temp_path {prefix}/scgi;
 {upstreams}    upstream kva_any {{ {every}keepalive 8; }}
+    upstream kva_match {{ hash $kva_match_id consistent; {every}keepalive 8; }}
+    map $uri $kva_match_id {{
+        ~^/(?:ws/)?m/(?<kva_mid>[A-Za-z0-9_-]+)$ $kva_mid;
+        default "";
+    }}
+    map $kva_match_id $kva_default {{
+        "" kva_any;
+        default kva_match;
+    }}
     map $http_x_kva_route $kva_upstream {{
-        default kva_any;
+        default $kva_default;
 {routes}    }}
     map $http_upgrade $connection_upgrade {{
         default upgrade;

@@ -66,6 +66,9 @@ async def test_healthz(server: ServerThread) -> None:
     async with httpx.AsyncClient(base_url=server.base_url) as http:
         r = await http.get("/healthz")
         assert r.status_code == 200 and r.text == "ok"
+        # ?verbose: the match-owner counters, none in one process on the in-memory broker
+        r = await http.get("/healthz", params={"verbose": "1"})
+        assert r.status_code == 200 and r.text == "ok\nowners=off"
 
 
 @pytest.mark.parametrize("lang", ["ka", "en", "ru", "tr"])

@@ -130,7 +130,8 @@ class Owners:
         #: The matches the periodic sweep takes over when their lease is free (the ones
         #: watched from this process and not known to be over).
         self.sweep_candidates: Callable[[], Iterable[str]] = lambda: ()
-        #: Forwarded requests sent and served (diagnostics, tests).
+        #: Forwarded requests sent (changes, not lease handoffs) and served (diagnostics,
+        #: tests).
         self.forwarded = 0
         self.served = 0
 
@@ -327,7 +328,8 @@ class Owners:
         rid = next(self._ids)
         waiter: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[rid] = waiter
-        self.forwarded += 1
+        if op != "handoff":  # a lease asked for is not a change forwarded
+            self.forwarded += 1
         try:
             await self._broker.publish(self.topic(owner), {
                 "q": rid, "from": self.me, "op": op, "m": match_id, "a": args})
@@ -371,7 +373,8 @@ class Owners:
         try:
             if self.handler is None:
                 raise Moved(message["m"])
-            self.served += 1
+            if message["op"] != "handoff":
+                self.served += 1
             reply["ok"] = await self.handler(str(message["op"]), str(message["m"]),
                                              list(message.get("a") or []))
         except PlayError as exc:

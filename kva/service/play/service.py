@@ -98,7 +98,10 @@ class PlayService:
             "act": self._acting.act, "resign": self._acting.resign,
             "forfeit": self._acting.forfeit, "seed": self._seeds.seed,
             "cancel": self._tables.cancel_waiting, "seat": self._tables.seat_player,
+            "handoff": self._hand_off,
         }
+        #: Leases handed to another process whose sockets asked for them (diagnostics, tests).
+        self.handed_off = 0
         if owners is not None:
             owners.handler = self._serve_request
             owners.on_taken = self._taken
@@ -181,18 +184,56 @@ class PlayService:
     async def state_for(self, match_id: str, user_id: int | None) -> dict[str, Any]:
         """The ``state`` message for this viewer now, with no event (a resync). With owners,
         a match whose lease is free (its owner died) is taken over here first, so its turns
-        and timers go on."""
+        and timers go on; and a match watched from here (a socket's ``hello``) whose owner
+        has no socket of it is handed over to this process (:meth:`_ask_for`)."""
         owners = self.owners
         if owners is not None and not owners.owns(match_id):
             live = self._store.live.get(match_id)
             if live is None or live.status in ("waiting", "active"):
                 try:
-                    await owners.ensure(match_id)
+                    owner = await owners.ensure(match_id)
+                    if owner != owners.me and self.watchers.keys(match_id):
+                        await self._ask_for(match_id, owner)
                 except NotFound:
                     raise
                 except Exception:  # the state is read from the database either way
                     log.exception("looking up the owner of match %s failed", match_id)
         return await self._reads.state_for(match_id, user_id)
+
+    async def _ask_for(self, match_id: str, owner: str) -> None:
+        """A socket's ``hello`` reached this process, which does not own the match: ask the
+        owner to hand the lease over if no socket of the match is connected to it (the proxy
+        routes a match's sockets to one process, while the match was created wherever its
+        HTTP request landed), then take it (loaded from the journal). An owner that still has
+        sockets of the match keeps it; this process forwards, as before."""
+        assert self.owners is not None
+        try:
+            given = await self.owners.request(owner, "handoff", match_id, [])
+        except (Moved, Unanswered):
+            self.owners.forget(match_id)
+            given = True  # the lease may be free now: look again
+        if given:
+            self.owners.forget(match_id)
+            await self.owners.ensure(match_id)
+
+    async def _hand_off(self, match_id: str) -> bool:
+        """Another process's socket asks for ``match_id``: give the lease up if no socket of
+        it is connected here, after the change in progress (under the match's lock); the
+        asker takes it and loads the match from the journal."""
+        assert self.owners is not None
+        if self.watchers.keys(match_id):
+            return False
+        live = self._store.live.get(match_id)
+        if live is None:
+            await self.owners.release(match_id)
+        else:
+            async with live.lock:
+                if self.watchers.keys(match_id):
+                    return False
+                await self.owners.release(match_id)
+                self._lost(match_id)
+        self.handed_off += 1
+        return True
 
     async def activate(self, match_id: str) -> None:
         """Start serving a match stored by someone else (:meth:`prepare_match`): load it and
