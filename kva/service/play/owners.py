@@ -19,6 +19,12 @@ the match over and makes the change itself. A change the dead owner committed be
 in the journal, and the retried request is judged against it (its version is behind:
 ``stale``), so nothing is applied twice.
 
+The lease also follows the match's sockets: a process whose socket says ``hello`` to a match
+it does not own sends the owner a ``handoff`` request, and an owner with no socket of the match
+releases the lease (after the change in progress) for the asker to take (see
+:meth:`kva.service.play.PlayService.state_for`; nginx routes a match's sockets to one process,
+docs/deployment.md). Handoffs are not counted in :attr:`Owners.forwarded` nor ``served``.
+
 This is the lichess split: a socket may be on any process (the "socket tier"), the match's
 state lives in exactly one (its "round" owner); states travel on the match topic, which every
 process's sockets relay.
