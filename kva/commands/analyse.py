@@ -22,7 +22,11 @@ def _unit(unit: str) -> str:
     return "pts" if unit == "points" else "% win"
 
 
-def print_analysis(doc: Any, analysis: dict[str, Any], out: Any = sys.stdout) -> None:
+def print_analysis(doc: Any, analysis: dict[str, Any], out: Any = None) -> None:
+    """Print ``analysis`` of ``doc`` to ``out`` (standard output as it is when called: a default
+    bound at import would keep a stream that a test runner has since closed)."""
+    if out is None:
+        out = sys.stdout
     names = [str((p or {}).get("name") or f"player {i}")
              for i, p in enumerate(doc.get("players") or [{}, {}])]
     for row in analysis["decisions"]:
