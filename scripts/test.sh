@@ -23,7 +23,7 @@ echo "== pytest (SQLite)"
 .venv/bin/pytest -q -p no:cacheprovider "$@"
 
 db_tests=()
-for dir in tests/web tests/e2e tests/community tests/multiproc; do
+for dir in tests/web tests/e2e tests/community tests/botapi tests/multiproc; do
   [ -d "$dir" ] && db_tests+=("$dir")
 done
 if [ ${#db_tests[@]} -gt 0 ]; then
