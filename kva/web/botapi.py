@@ -35,6 +35,7 @@ from kva.i18n import LOCALES, jinja_env
 from kva.service import NotFound, PlayError
 from kva.service import botapi as bots
 from kva.service.botapi import BotApiError, BotCaller, Challenges
+from kva.service.broker import Subscription
 from kva.service.play import topic, viewer_key
 from kva.service.ratelimit import parse_limits
 from kva.service.sessions import COOKIE, MAX_COOKIE, token_hash
@@ -43,7 +44,7 @@ from kva.web.identity import ensure_user
 from kva.web.pages import error_page
 from kva.web.render import _LOADER as TEMPLATE_LOADER
 from kva.web.render import render
-from kva.web.services import services
+from kva.web.services import Services, services
 
 log = logging.getLogger(__name__)
 router = APIRouter()
@@ -73,6 +74,10 @@ def _error(code: str, message: str, status: int,
 
 def _line(message: Any) -> bytes:
     return (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+
+
+#: The last line of a stream whose token was revoked.
+_REVOKED_LINE = _line({"type": "error", "code": "revoked", "message": "this token was revoked"})
 
 
 class BotApi:
@@ -382,17 +387,12 @@ async def _match_lines(request: Request, caller: BotCaller, match_id: str,
         if over:
             return
         while True:
-            try:
-                item = await asyncio.wait_for(queue.get(), HEARTBEAT_S)
-            except TimeoutError:
-                if not await bots.token_is_live(svc.sessions, caller.token_hash):
-                    item = _REVOKED
-                else:
-                    yield b"\n"
-                    continue
+            item = await _next_item(queue, svc, caller)
+            if item is None:  # a heartbeat keeps proxies from closing a quiet stream
+                yield b"\n"
+                continue
             if item is _REVOKED:
-                yield _line({"type": "error", "code": "revoked",
-                             "message": "this token was revoked"})
+                yield _REVOKED_LINE
                 return
             version, text, status = item
             if version > sent:
@@ -405,12 +405,28 @@ async def _match_lines(request: Request, caller: BotCaller, match_id: str,
         with anyio.CancelScope(shield=True):
             api.close_stream(caller.token_hash, queue)
             svc.play.watchers.discard(match_id, watcher)
-            relay.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await relay
-            await sub.close()
+            await _stop_relay(relay, sub)
             if connected:
                 await svc.presence.disconnected(match_id, seat)
+
+
+async def _next_item(queue: asyncio.Queue[Any], svc: Services, caller: BotCaller) -> Any:
+    """The stream's next queued item; None after :data:`HEARTBEAT_S` quiet seconds (time for a
+    heartbeat), or :data:`_REVOKED` once the token turns out to be revoked meanwhile."""
+    try:
+        return await asyncio.wait_for(queue.get(), HEARTBEAT_S)
+    except TimeoutError:
+        if not await bots.token_is_live(svc.sessions, caller.token_hash):
+            return _REVOKED
+        return None
+
+
+async def _stop_relay(relay: asyncio.Task[None], sub: Subscription) -> None:
+    """Stop a stream's broker relay task and close its subscription."""
+    relay.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await relay
+    await sub.close()
 
 
 @router.get("/api/bot/stream")
@@ -442,26 +458,18 @@ async def _event_lines(request: Request, caller: BotCaller) -> AsyncIterator[byt
         for challenge in await api.challenges.incoming(caller.user_id):
             yield _line({"type": "challenge", "challenge": challenge})
         while True:
-            try:
-                item = await asyncio.wait_for(queue.get(), HEARTBEAT_S)
-            except TimeoutError:
-                if not await bots.token_is_live(svc.sessions, caller.token_hash):
-                    item = _REVOKED
-                else:
-                    yield b"\n"
-                    continue
+            item = await _next_item(queue, svc, caller)
+            if item is None:  # a heartbeat keeps proxies from closing a quiet stream
+                yield b"\n"
+                continue
             if item is _REVOKED:
-                yield _line({"type": "error", "code": "revoked",
-                             "message": "this token was revoked"})
+                yield _REVOKED_LINE
                 return
             yield _line(item)
     finally:
         with anyio.CancelScope(shield=True):
             api.close_stream(caller.token_hash, queue)
-            relay.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await relay
-            await sub.close()
+            await _stop_relay(relay, sub)
 
 
 @router.api_route("/api/bot/{rest:path}", methods=["GET", "POST", "PUT", "DELETE", "PATCH"])
