@@ -53,3 +53,13 @@ def database_url(pg_database: str | None, tmp_path: Path) -> str:
     if pg_database is not None:
         return pg_database
     return f"sqlite+aiosqlite:///{tmp_path / 'kva.sqlite3'}"
+
+
+@pytest.fixture
+async def redis_url() -> str:
+    """The test Redis's URL; the test is skipped when no Redis answers."""
+    from redis_help import REDIS_URL, redis_up
+
+    if not await redis_up():
+        pytest.skip(f"no Redis at {REDIS_URL}")
+    return REDIS_URL

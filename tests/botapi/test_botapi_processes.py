@@ -6,7 +6,6 @@ name is marked on both."""
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 from collections.abc import Callable
 from typing import Any
@@ -14,24 +13,11 @@ from typing import Any
 import pytest
 from accounts_help import registered
 from botapi_help import ApiClient, Stream, new_bot
-
-REDIS_URL = os.environ.get("KVA_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-
-
-async def _redis_up() -> bool:
-    import redis.asyncio as redis
-
-    client = redis.from_url(REDIS_URL, socket_connect_timeout=1)
-    try:
-        return bool(await client.ping())
-    except Exception:
-        return False
-    finally:
-        await client.aclose()
+from redis_help import REDIS_URL, redis_up
 
 
 async def test_bot_on_one_process_person_on_another(make_server: Callable[..., Any]) -> None:
-    if not await _redis_up():
+    if not await redis_up():
         pytest.skip(f"no Redis at {REDIS_URL}")
     a, b = make_server(REDIS_URL), make_server(REDIS_URL)
     owner, bot_name, token = await new_bot(a.base_url)

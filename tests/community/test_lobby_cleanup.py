@@ -5,7 +5,6 @@ shared through Redis (two processes, a crashed one)."""
 from __future__ import annotations
 
 import asyncio
-import os
 import secrets
 import time
 from collections.abc import Callable
@@ -13,33 +12,14 @@ from typing import Any
 
 import pytest
 from accounts_help import JsonSocket, open_table, ws_url
+from redis_help import REDIS_URL, redis_up
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from webhelp import Visitor
 
 from kva.service.attendance import Attendance, RedisAttendance, TableSweeper, make_attendance
 from kva.storage.models import MatchRow
 
-REDIS_URL = os.environ.get("KVA_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 GRACE = 0.6
-
-
-async def _redis_up() -> bool:
-    import redis.asyncio as redis
-
-    client = redis.from_url(REDIS_URL, socket_connect_timeout=1)
-    try:
-        return bool(await client.ping())
-    except Exception:
-        return False
-    finally:
-        await client.aclose()
-
-
-@pytest.fixture
-async def redis_url() -> str:
-    if not await _redis_up():
-        pytest.skip(f"no Redis at {REDIS_URL}")
-    return REDIS_URL
 
 
 def test_attendance_follows_the_broker_setting() -> None:
@@ -178,7 +158,7 @@ async def test_a_table_whose_creator_left_every_process_leaves_the_lobby(
     make_server: Callable[..., Any], sessions: async_sessionmaker, broker: str
 ) -> None:
     if broker == "redis":
-        if not await _redis_up():
+        if not await redis_up():
             pytest.skip(f"no Redis at {REDIS_URL}")
         first = make_server(broker_url=REDIS_URL, disconnect_grace=GRACE)
         second = make_server(broker_url=REDIS_URL, disconnect_grace=GRACE)

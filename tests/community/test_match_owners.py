@@ -8,7 +8,6 @@ lease runs out, from the journal, with no committed action lost and none applied
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import secrets
 from collections.abc import AsyncIterator
@@ -16,6 +15,7 @@ from typing import Any
 
 import pytest
 from community_help import make_user
+from redis_help import REDIS_URL, redis_up
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
@@ -26,20 +26,6 @@ from kva.service.play import PlayService, topic
 from kva.service.play.owners import Owners
 from kva.storage import repo
 from kva.storage.models import MatchAction
-
-REDIS_URL = os.environ.get("KVA_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-
-
-async def _redis_up() -> bool:
-    import redis.asyncio as redis
-
-    client = redis.from_url(REDIS_URL, socket_connect_timeout=1)
-    try:
-        return bool(await client.ping())
-    except Exception:
-        return False
-    finally:
-        await client.aclose()
 
 
 class Cluster:
@@ -81,7 +67,7 @@ class Cluster:
 
 @pytest.fixture
 async def cluster(sessions: async_sessionmaker) -> AsyncIterator[Cluster]:
-    if not await _redis_up():
+    if not await redis_up():
         pytest.skip(f"no Redis at {REDIS_URL}")
     c = Cluster(sessions)
     yield c

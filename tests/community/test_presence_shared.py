@@ -4,38 +4,15 @@ sockets watched the match, and the players of a process that died, count as away
 from __future__ import annotations
 
 import asyncio
-import os
 import secrets
 from typing import Any
 
-import pytest
 from community_help import make_user, next_message, signed_in, store_match
 
 from kva.service.broker import MemoryBroker
 from kva.service.play import topic
 from kva.service.presence import Presence
 from kva.service.presence_store import RedisPresenceStore, make_presence_store
-
-REDIS_URL = os.environ.get("KVA_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-
-
-async def _redis_up() -> bool:
-    import redis.asyncio as redis
-
-    client = redis.from_url(REDIS_URL, socket_connect_timeout=1)
-    try:
-        return bool(await client.ping())
-    except Exception:
-        return False
-    finally:
-        await client.aclose()
-
-
-@pytest.fixture
-async def redis_url() -> str:
-    if not await _redis_up():
-        pytest.skip(f"no Redis at {REDIS_URL}")
-    return REDIS_URL
 
 
 def _presence(seat: int, online: bool):  # type: ignore[no-untyped-def]

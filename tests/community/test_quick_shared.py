@@ -4,7 +4,6 @@ processes paired into one match, cancelled and crashed searches gone. Skipped wi
 from __future__ import annotations
 
 import asyncio
-import os
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable
@@ -20,27 +19,6 @@ from kva.service.broker import MemoryBroker, RedisBroker
 from kva.service.quickgame import QuickGame, QuickGameError, make_quick_game
 from kva.service.quickshared import RedisQuickGame
 from kva.storage.models import MatchRow
-
-REDIS_URL = os.environ.get("KVA_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-
-
-async def _redis_up() -> bool:
-    import redis.asyncio as redis
-
-    client = redis.from_url(REDIS_URL, socket_connect_timeout=1)
-    try:
-        return bool(await client.ping())
-    except Exception:
-        return False
-    finally:
-        await client.aclose()
-
-
-@pytest.fixture
-async def redis_url() -> str:
-    if not await _redis_up():
-        pytest.skip(f"no Redis at {REDIS_URL}")
-    return REDIS_URL
 
 
 class Cluster:

@@ -7,12 +7,12 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-import os
 from typing import Any
 
 import pytest
 import websockets
 from accounts_help import JsonSocket, login, registered, ws_url
+from redis_help import REDIS_URL, redis_up
 from webhelp import Socket, Visitor
 
 from kva.service.messages import StateMessage
@@ -21,20 +21,6 @@ from kva.storage.db import create_engine, session_factory
 from kva.web.services import services
 from kva.web.sockets import Channel, SocketRegistry, TokenBucket
 from kva.web.ws import Connection, _resync
-
-REDIS_URL = os.environ.get("KVA_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-
-
-async def _redis_up() -> bool:
-    import redis.asyncio as redis
-
-    client = redis.from_url(REDIS_URL, socket_connect_timeout=1)
-    try:
-        return bool(await client.ping())
-    except Exception:
-        return False
-    finally:
-        await client.aclose()
 
 
 async def _closed_with(sock: Socket, code: int, timeout: float = 5.0) -> None:
@@ -128,7 +114,7 @@ async def test_a_quick_search_ends_with_its_session(make_server) -> None:
 
 
 async def test_logout_on_one_instance_closes_the_socket_on_another(make_server) -> None:
-    if not await _redis_up():
+    if not await redis_up():
         pytest.skip(f"no Redis at {REDIS_URL}")
     first = make_server(broker_url=REDIS_URL)
     second = make_server(broker_url=REDIS_URL)

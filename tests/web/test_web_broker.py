@@ -4,41 +4,20 @@ sharing a database and Redis, where an action on one reaches a client of the oth
 from __future__ import annotations
 
 import asyncio
-import os
 import secrets
 from collections.abc import AsyncIterator, Callable
 
 import pytest
+from redis_help import REDIS_URL, redis_up
 from webhelp import ServerThread, Visitor
 
 from kva.service.broker import Broker, MemoryBroker, RedisBroker, make_broker
-
-REDIS_URL = os.environ.get("KVA_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-
-
-async def _redis_up() -> bool:
-    import redis.asyncio as redis
-
-    client = redis.from_url(REDIS_URL, socket_connect_timeout=1)
-    try:
-        return bool(await client.ping())
-    except Exception:
-        return False
-    finally:
-        await client.aclose()
-
-
-@pytest.fixture
-async def redis_url() -> str:
-    if not await _redis_up():
-        pytest.skip(f"no Redis at {REDIS_URL}")
-    return REDIS_URL
 
 
 @pytest.fixture(params=["memory", "redis"])
 async def broker(request: pytest.FixtureRequest) -> AsyncIterator[Broker]:
     if request.param == "redis":
-        if not await _redis_up():
+        if not await redis_up():
             pytest.skip(f"no Redis at {REDIS_URL}")
         b: Broker = RedisBroker(REDIS_URL)
     else:
