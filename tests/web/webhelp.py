@@ -216,14 +216,23 @@ class Socket:
         return self.messages[count]
 
     async def resync(self) -> dict[str, Any]:
-        """Say hello and return the state the server answers with."""
-        count = len(self.messages)
+        """Say hello and return the newest state received once the server has answered it.
+
+        The server answers a hello with the current state, unless the relay sent that very
+        version after the hello arrived (no version twice): then the relayed state is the
+        answer. Frames are handled in order, so a ``ping`` after the hello marks the point by
+        which every answer to it has been sent."""
+        start = count = len(self.messages)
         await self.send({"type": "hello", "version": self.state["version"] if self.states else 0})
+        await self.send({"type": "ping"})
         while True:
             m = await self._next(count, 10.0)
             count += 1
-            if m.get("type") == "state" and m.get("event") is None:
-                return m
+            if m.get("type") == "pong":
+                break
+        since_hello = [m for m in self.messages[start:count] if m.get("type") == "state"]
+        assert since_hello, "no state answered the hello"
+        return since_hello[-1]
 
     async def expect_error(self, message: Any, code: str) -> dict[str, Any]:
         """Send ``message``; the next reply that is not a state must be the error ``code``."""
