@@ -10,7 +10,7 @@ import secrets
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Table, func, insert, or_, select, update
+from sqlalchemy import CursorResult, Table, exists, func, insert, literal, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
@@ -18,6 +18,7 @@ from kva.storage.journal import assemble
 from kva.storage.models import (
     MatchAction,
     MatchRow,
+    SessionRow,
     TableRow,
     User,
     WatchGrant,
@@ -26,6 +27,11 @@ from kva.storage.models import (
 
 _ACTIONS = cast(Table, MatchAction.__table__)
 _MATCHES = cast(Table, MatchRow.__table__)
+_SESSIONS = cast(Table, SessionRow.__table__)
+
+
+class SessionEnded(Exception):
+    """A change made for a session that is revoked (or gone): nothing was written."""
 
 
 async def create_guest(sessions: async_sessionmaker[AsyncSession]) -> User:
@@ -98,17 +104,33 @@ async def current_record(
 
 
 async def append_change(
-    conn: AsyncSession | AsyncConnection, match_id: str, seq: int, change: str
+    conn: AsyncSession | AsyncConnection, match_id: str, seq: int, change: str,
+    player_session: str | None = None,
 ) -> bool:
     """Append one change of a match as version ``seq`` (Core, one INSERT, no read first).
 
     Returns False, writing nothing, when version ``seq`` exists: another writer got there
     first (the caller's copy is stale). The caller's transaction must then be rolled back.
+
+    With ``player_session`` (the SHA-256 of a session token), the row is written only while
+    that session is live, in the same statement (``INSERT ... SELECT ... WHERE EXISTS``): a
+    player's change checks their session at no extra round trip to the database, and
+    :class:`SessionEnded` is raised, nothing written, once it is revoked.
     """
+    values = {"match_id": match_id, "seq": seq, "change": change}
+    if player_session is None:
+        statement = insert(_ACTIONS).values(**values)
+    else:
+        live = exists().where(_SESSIONS.c.token_hash == player_session,
+                              _SESSIONS.c.revoked_at.is_(None))
+        statement = insert(_ACTIONS).from_select(
+            list(values), select(*(literal(v) for v in values.values())).where(live))
     try:
-        await conn.execute(insert(_ACTIONS).values(match_id=match_id, seq=seq, change=change))
+        result: CursorResult[Any] = await conn.execute(statement)  # type: ignore[assignment]
     except IntegrityError:
         return False
+    if player_session is not None and result.rowcount != 1:
+        raise SessionEnded("the session of this change has ended")
     return True
 
 
@@ -124,15 +146,17 @@ async def save_match_state(
     end_reason: str | None = None,
     finished_at: datetime | None = None,
     seat1_user_id: int | None = None,
+    player_session: str | None = None,
 ) -> bool:
     """Write a checkpoint: the match's whole record at ``version`` (a join, a cancelled table,
     the end of the match), guarded like every change by appending ``change`` as row
     ``version`` of the journal first.
 
     Returns False (and writes nothing) when version ``version`` exists already: another
-    process or task changed the match first.
+    process or task changed the match first; :class:`SessionEnded` when ``player_session``
+    (see :func:`append_change`) has ended.
     """
-    if not await append_change(session, match_id, version, change):
+    if not await append_change(session, match_id, version, change, player_session):
         return False
     values: dict[str, Any] = {
         "record": record,

@@ -29,7 +29,7 @@ from kva.service.play import topic, viewer_key
 from kva.service.presence import CLAIM_TYPE, Presence
 from kva.service.ratings import match_ratings_message
 from kva.service.rematch import REMATCH_TYPES
-from kva.service.sessions import COOKIE, session_is_live, user_for_token
+from kva.service.sessions import COOKIE, session_is_live, token_hash, user_for_token
 from kva.web.security import client_ip, origin_ok
 from kva.web.services import services
 from kva.web.settings import Settings
@@ -60,6 +60,8 @@ class Connection:
         self.match_id = match_id
         self.user_id = user_id
         self.token = token
+        #: What the database keeps of the token: an action's write checks the session by it.
+        self.session_hash = token_hash(token) if token is not None else None
         self.seat: int | None = None
         self.sent_version = 0
         #: States sent so far (a ``hello`` notes it, to see whether the relay answered it).
@@ -145,11 +147,18 @@ async def _session_ended(conn: Connection) -> bool:
     """Whether the socket's session was revoked (logout, a new login) since it opened: then
     the socket is told so and closed (4401), and the frame is not acted on. A revocation on
     any process also closes it at once (:class:`~kva.web.sockets.SocketRegistry`); this check
-    covers the frames that arrive before that news."""
+    covers the frames that arrive before that news, or without it (a revocation made straight
+    in the database). An action frame is not read for: its write checks the session in the
+    same statement (:meth:`PlayService.act`), and an action refused for another reason is
+    checked here afterwards, so every frame of a revoked session still ends the socket."""
     if conn.token is None or await session_is_live(services(conn.ws).sessions, conn.token):
         return False
-    await conn.channel.refuse("revoked", "your session has ended; log in again", CLOSE_REVOKED)
+    await _revoked(conn)
     return True
+
+
+async def _revoked(conn: Connection) -> None:
+    await conn.channel.refuse("revoked", "your session has ended; log in again", CLOSE_REVOKED)
 
 
 async def _handle(conn: Connection, service: PlayService, text: str) -> None:
@@ -168,7 +177,7 @@ async def _handle(conn: Connection, service: PlayService, text: str) -> None:
     if kind == "ping":
         await conn.send({"type": "pong"})
         return
-    if await _session_ended(conn):
+    if kind != "action" and await _session_ended(conn):  # an action's write checks it
         return
     if kind == "hello":
         await _resync(conn, service)
@@ -180,13 +189,17 @@ async def _handle(conn: Connection, service: PlayService, text: str) -> None:
         elif kind == CLAIM_TYPE:
             await services(conn.ws).presence.claim(conn.match_id, conn.user_id)
         elif kind == "action":
-            await service.act(conn.match_id, conn.user_id, msg.get("version"), msg.get("action"))
+            await service.act(conn.match_id, conn.user_id, msg.get("version"),
+                              msg.get("action"), conn.session_hash)
         elif kind == "seed":  # kva-fair/1: the player's client seed (docs/fairness.md)
             await service.seed(conn.match_id, conn.user_id, msg.get("seed"))
         else:
             await service.resign(conn.match_id, conn.user_id)
     except PlayError as exc:
-        await conn.error(exc.code, exc.message)
+        if exc.code == "revoked":  # the action's write found the session ended
+            await _revoked(conn)
+        elif kind != "action" or not await _session_ended(conn):
+            await conn.error(exc.code, exc.message)
 
 
 @router.websocket("/ws/m/{match_id}")

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
-from webhelp import ServerThread
+from webhelp import ServerThread, Table, Visitor
 
 
 @pytest.fixture
@@ -28,3 +28,21 @@ def make_server(database_url: str) -> Iterator[Callable[..., ServerThread]]:
 def server(make_server: Callable[..., ServerThread]) -> ServerThread:
     """One server with the in-memory broker."""
     return make_server()
+
+
+@pytest.fixture
+async def table(server: ServerThread) -> AsyncIterator[Table]:
+    """A friend match between two guests, watched by a third (see :class:`Table`)."""
+    async with Visitor(server.base_url) as host, Visitor(server.base_url) as guest, \
+            Visitor(server.base_url) as watcher:
+        match_id = await host.new_match("friend", target=75)
+        token = await host.share_token(match_id)
+        r = await guest.http.get(f"/t/{token}")
+        assert r.status_code == 303
+        await watcher.http.get(f"/t/{token}")
+        a, b, w = (await host.connect(match_id), await guest.connect(match_id),
+                   await watcher.connect(match_id))
+        mover, waiter = (a, b) if a.state["view"]["turn"] == a.state["you"] else (b, a)
+        yield Table(mover, waiter, w, match_id)
+        for s in (a, b, w):
+            await s.close()

@@ -4,39 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
 
 import pytest
 import websockets
-from webhelp import ServerThread, Socket, Visitor, summary
-
-
-@dataclass
-class Table:
-    """A friend match with both seats taken and a spectator: mover is the player on turn."""
-
-    mover: Socket
-    waiter: Socket
-    watcher: Socket
-    match_id: str
-
-
-@pytest.fixture
-async def table(server: ServerThread) -> AsyncIterator[Table]:
-    async with Visitor(server.base_url) as host, Visitor(server.base_url) as guest, \
-            Visitor(server.base_url) as watcher:
-        match_id = await host.new_match("friend", target=75)
-        token = await host.share_token(match_id)
-        r = await guest.http.get(f"/t/{token}")
-        assert r.status_code == 303
-        await watcher.http.get(f"/t/{token}")
-        a, b, w = (await host.connect(match_id), await guest.connect(match_id),
-                   await watcher.connect(match_id))
-        mover, waiter = (a, b) if a.state["view"]["turn"] == a.state["you"] else (b, a)
-        yield Table(mover, waiter, w, match_id)
-        for s in (a, b, w):
-            await s.close()
+from webhelp import ServerThread, Table, Visitor, summary
 
 
 async def unchanged(t: Table, before: dict) -> None:

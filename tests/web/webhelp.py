@@ -264,6 +264,16 @@ class Socket:
             or m.get("type") == "error")
 
 
+@dataclasses.dataclass
+class Table:
+    """A friend match with both seats taken and a spectator: mover is the player on turn."""
+
+    mover: Socket
+    waiter: Socket
+    watcher: Socket
+    match_id: str
+
+
 async def play_out(players: list[Socket], budget: float = 60.0) -> None:
     """Play the first legal tile for whoever is to move until the match is over."""
     loop = asyncio.get_running_loop()

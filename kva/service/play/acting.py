@@ -34,8 +34,12 @@ class Acting:
         self._store = store
         self._committer = committer
 
-    async def act(self, match_id: str, user_id: int | None, version: Any, action: Any) -> None:
+    async def act(self, match_id: str, user_id: int | None, version: Any, action: Any,
+                  player_session: str | None = None) -> None:
         """Apply a player's action at ``version``; :class:`PlayError` says why not.
+
+        ``player_session``: the SHA-256 of the token of the session acting (a WebSocket's);
+        the action is stored only while it is live (``revoked`` otherwise, nothing applied).
 
         Nothing is read before the write: the copy in memory is used, and if another process
         moved the match on, the journal insert is refused, the copy dropped, and the action
@@ -64,7 +68,8 @@ class Acting:
                 match.apply(code, player=seat)
                 try:
                     await self._committer.commit(live, partial(action_event, match, hand_index),
-                                                 move_hand=hand_index)
+                                                 move_hand=hand_index,
+                                                 player_session=player_session)
                 except PlayError as exc:  # the copy was stale (and is dropped): judge again
                     if exc.code != "stale" or attempt:
                         raise

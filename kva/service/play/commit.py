@@ -117,7 +117,7 @@ class Committer:
 
     async def commit(
         self, live: LiveMatch, event: EventSource | None, *, seat1_user_id: int | None = None,
-        move_hand: int | None = None, forfeit: bool = False,
+        move_hand: int | None = None, forfeit: bool = False, player_session: str | None = None,
     ) -> None:
         """Store the match at the next version, then publish it; the caller holds the lock.
 
@@ -126,8 +126,13 @@ class Committer:
         (:mod:`kva.storage.journal`); every other change (a join, a cancelled table, the end
         of the match) writes the whole record as the new checkpoint, guarded the same way.
 
-        If the write is refused (someone else wrote first) or fails, the in-memory copy is
-        dropped, so the next access reloads the stored truth, and a ``stale`` error is raised.
+        ``player_session``: the SHA-256 of the session token of the player making the change;
+        the write checks in the same statement that the session is live (a WebSocket does not
+        read the session before each action), and a ``revoked`` error is raised if it is not.
+
+        If the write is refused (someone else wrote first, or the session ended) or fails, the
+        in-memory copy is dropped, so the next access reloads the stored truth, and a ``stale``
+        (or ``revoked``) error is raised.
         """
         match = live.match
         finished = match is not None and match.over
@@ -142,10 +147,15 @@ class Committer:
                 else {"checkpoint": live.status})
             if moved and not finished:
                 async with self._engine.begin() as conn:
-                    if not await repo.append_change(conn, live.id, version, change):
+                    if not await repo.append_change(conn, live.id, version, change,
+                                                    player_session):
                         raise PlayError("stale", "the match changed meanwhile")
             else:
-                extra = await self._checkpoint(live, version, change, seat1_user_id)
+                extra = await self._checkpoint(live, version, change, seat1_user_id,
+                                               player_session)
+        except repo.SessionEnded:
+            self._store.forget(live.id)
+            raise PlayError("revoked", "your session has ended; log in again") from None
         except BaseException:
             self._store.forget(live.id)
             raise
@@ -155,7 +165,8 @@ class Committer:
             listener(live)
 
     async def _checkpoint(
-        self, live: LiveMatch, version: int, change: str, seat1_user_id: int | None
+        self, live: LiveMatch, version: int, change: str, seat1_user_id: int | None,
+        player_session: str | None = None,
     ) -> dict[str, Any] | None:
         """Write the whole record at ``version`` (and, at the end of a rated match, both
         ratings in the same transaction); the ratings change for the ``state`` event."""
@@ -170,6 +181,7 @@ class Committer:
                 end_reason=(match.forfeit_reason or "points")
                 if match is not None and finished else None,
                 finished_at=utcnow() if finished else None, seat1_user_id=seat1_user_id,
+                player_session=player_session,
             )
             if not ok:
                 raise PlayError("stale", "the match changed meanwhile")

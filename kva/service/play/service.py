@@ -156,9 +156,12 @@ class PlayService:
         return self._store.loading
 
     # ------------------------------------------------------------------ changes
-    async def act(self, match_id: str, user_id: int | None, version: Any, action: Any) -> None:
-        """A player's action (:meth:`Acting.act`), made by the match's owner."""
-        await self._route("act", match_id, user_id, version, action)
+    async def act(self, match_id: str, user_id: int | None, version: Any, action: Any,
+                  player_session: str | None = None) -> None:
+        """A player's action (:meth:`Acting.act`; ``player_session``, the SHA-256 of the
+        session token of the socket acting, is checked in the write), made by the match's
+        owner."""
+        await self._route("act", match_id, user_id, version, action, player_session)
 
     async def resign(self, match_id: str, user_id: int | None) -> None:
         """The player resigns (:meth:`Acting.resign`), on the match's owner."""
