@@ -10,7 +10,20 @@ import secrets
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Table, exists, func, insert, literal, or_, select, update
+from sqlalchemy import (
+    CursorResult,
+    Integer,
+    String,
+    Table,
+    Text,
+    bindparam,
+    exists,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
@@ -28,6 +41,16 @@ from kva.storage.models import (
 _ACTIONS = cast(Table, MatchAction.__table__)
 _MATCHES = cast(Table, MatchRow.__table__)
 _SESSIONS = cast(Table, SessionRow.__table__)
+
+
+#: The journal inserts, built once (a statement built per call costs more than the INSERT).
+_APPEND = insert(_ACTIONS)
+_APPEND_IF_LIVE = insert(_ACTIONS).from_select(
+    ["match_id", "seq", "change"],
+    select(bindparam("match_id", type_=String), bindparam("seq", type_=Integer),
+           bindparam("change", type_=Text))
+    .where(exists().where(_SESSIONS.c.token_hash == bindparam("player_session"),
+                          _SESSIONS.c.revoked_at.is_(None))))
 
 
 class SessionEnded(Exception):
@@ -118,15 +141,11 @@ async def append_change(
     :class:`SessionEnded` is raised, nothing written, once it is revoked.
     """
     values = {"match_id": match_id, "seq": seq, "change": change}
-    if player_session is None:
-        statement = insert(_ACTIONS).values(**values)
-    else:
-        live = exists().where(_SESSIONS.c.token_hash == player_session,
-                              _SESSIONS.c.revoked_at.is_(None))
-        statement = insert(_ACTIONS).from_select(
-            list(values), select(*(literal(v) for v in values.values())).where(live))
+    statement = _APPEND
+    if player_session is not None:
+        statement, values = _APPEND_IF_LIVE, {**values, "player_session": player_session}
     try:
-        result: CursorResult[Any] = await conn.execute(statement)  # type: ignore[assignment]
+        result: CursorResult[Any] = await conn.execute(statement, values)  # type: ignore[assignment]
     except IntegrityError:
         return False
     if player_session is not None and result.rowcount != 1:
