@@ -60,7 +60,11 @@ class Attendance:
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self._clock = clock
         self._local: dict[int, int] = defaultdict(int)
+        #: Since when each user who left has had no socket, oldest first (an entry is
+        #: removed when the user comes back and appended when they leave again).
         self._gone: dict[int, float] = {}
+        #: How long a departure is remembered here (see :meth:`remember_departures_for`).
+        self._gone_keep = float(GONE_KEEP)
 
     def enter(self, user_id: int | None) -> None:
         """A socket of ``user_id`` opened (None: a visitor without a user, not counted)."""
@@ -79,6 +83,13 @@ class Attendance:
         if self._local[user_id] == 0:
             del self._local[user_id]
             self._last(user_id)
+
+    def remember_departures_for(self, seconds: float) -> None:
+        """Forget a departure once it is ``seconds`` old. The sweeper, the one reader, sets
+        its grace period here: for a departure older than the grace, "gone since then" and
+        "never seen" (0.0) lead it to the same decision, so forgetting it changes nothing and
+        keeps this process's memory from growing with every player who ever left."""
+        self._gone_keep = seconds
 
     def here(self, user_id: int) -> bool:
         """Whether ``user_id`` has a socket on this process."""
@@ -104,7 +115,14 @@ class Attendance:
 
     def _last(self, user_id: int) -> None:
         """Hook: ``user_id``'s last socket on this process closed."""
-        self._gone[user_id] = self._clock()
+        now = self._clock()
+        self._gone[user_id] = now
+        horizon = now - self._gone_keep
+        while True:  # the oldest departures first (insertion order), amortised O(1)
+            oldest = next(iter(self._gone.items()))
+            if oldest[1] > horizon or oldest[0] == user_id:
+                break
+            del self._gone[oldest[0]]
 
 
 class RedisAttendance(Attendance):
@@ -226,6 +244,7 @@ class TableSweeper:
         self._clock = clock
         self.every = every if every is not None else min(15.0, max(0.25, grace / 4))
         self._task: asyncio.Task[None] | None = None
+        attendance.remember_departures_for(grace)
 
     async def sweep(self) -> list[str]:
         """One sweep now: the ids of the tables cancelled."""

@@ -138,6 +138,31 @@ async def test_the_sweeper_cancels_only_tables_left_for_the_grace_period() -> No
     assert service.cancelled == [("never", 3), ("gone", 1)]
 
 
+async def test_departures_older_than_the_grace_are_forgotten_without_changing_a_sweep() -> None:
+    """Memory stays flat however many players come and go (issue 14: no growth across rounds
+    of the same load), and the sweeper decides exactly as if every departure were kept."""
+    from datetime import UTC, datetime
+
+    now = [2_000_000.0]
+    here = Attendance(clock=lambda: now[0])
+    lobby = FakeLobby([])
+    sweeper = TableSweeper(lobby, FakeService(lobby), here, grace=60,  # type: ignore[arg-type]
+                           clock=lambda: now[0])
+    for user in range(1, 5001):  # 5,000 players each come and go, one a second
+        here.enter(user)
+        here.leave(user)
+        now[0] += 1
+    assert len(here._gone) <= 61  # only the departures of the last grace period
+    # An old creator whose departure was forgotten, a recent one still remembered.
+    created = datetime.fromtimestamp(now[0] - 3000, UTC).isoformat()
+    lobby.list = [FakeTable("old", 10, created), FakeTable("recent", 4990, created)]
+    assert await here.absent_since([10]) == {10: 0.0}  # forgotten: "never seen"
+    assert await here.absent_since([4990]) == {4990: now[0] - 11}
+    assert await sweeper.sweep() == ["old"]  # as when it was kept: gone for 2,990 s
+    now[0] += 50  # 4990 has now been gone 61 s
+    assert await sweeper.sweep() == ["recent"]
+
+
 def _lobby_url(base_url: str) -> str:
     return ws_url(base_url, "/ws/lobby")
 
