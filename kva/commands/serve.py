@@ -5,6 +5,10 @@ the broker in memory; ``docs/configuration.md`` lists the ``KVA_*`` variables th
 ``--workers N`` runs N processes on the same port (uvicorn's workers, each building the app
 with :func:`kva.web.app.app_from_env`); they must share a Redis broker, and should share a
 PostgreSQL database (docs/deployment.md).
+
+``KVA_WS_DEFLATE=0`` turns off the WebSockets' per-message deflate (on by default): states
+travel about 11 times larger (2.6 KB instead of ~0.23 KB), and the server saves the
+compression's CPU and its memory per socket (docs/performance.md, "Third session").
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ import dataclasses
 import logging
 import os
 import sys
+from collections.abc import Mapping
+from typing import Any
 
 from kva.web.settings import Settings
 
@@ -62,6 +68,18 @@ def workers_problem(settings: Settings, workers: int) -> tuple[str | None, list[
     return None, warnings
 
 
+def uvicorn_options(settings: Settings, log_level: str,
+                    environ: Mapping[str, str]) -> dict[str, Any]:
+    """What every serving process is run with: frames of at most 64 KiB, no proxy headers
+    (kva's own middleware reads them, from the trusted proxies only), and per-message deflate
+    unless ``KVA_WS_DEFLATE=0``."""
+    deflate = environ.get("KVA_WS_DEFLATE", "1").strip().lower() not in ("0", "false", "no",
+                                                                          "off")
+    return {"host": settings.host, "port": settings.port, "log_level": log_level,
+            "ws_max_size": 64 * 1024, "proxy_headers": False,
+            "ws_per_message_deflate": deflate}
+
+
 def run(args: argparse.Namespace) -> int:
     """Start the server and block until it is stopped."""
     import uvicorn
@@ -81,8 +99,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     for warning in warnings:
         print(f"kva serve: warning: {warning}", file=sys.stderr, flush=True)
-    common = {"host": settings.host, "port": settings.port, "log_level": args.log_level,
-              "ws_max_size": 64 * 1024, "proxy_headers": False}
+    common = uvicorn_options(settings, args.log_level, os.environ)
     if args.workers == 1:
         from kva.web.app import create_app
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from kva.commands.serve import uvicorn_options
 from kva.web.settings import Settings, async_database_url
 
 
@@ -49,3 +50,15 @@ def test_async_drivers() -> None:
     assert async_database_url("sqlite:///x.db") == "sqlite+aiosqlite:///x.db"
     assert async_database_url("postgres://u@h/d") == "postgresql+asyncpg://u@h/d"
     assert async_database_url("postgresql+asyncpg://u@h/d") == "postgresql+asyncpg://u@h/d"
+
+
+@pytest.mark.parametrize(("value", "deflate"), [(None, True), ("1", True), ("0", False),
+                                                ("off", False), ("false", False)])
+def test_websocket_deflate_is_on_unless_turned_off(value: str | None, deflate: bool) -> None:
+    """``KVA_WS_DEFLATE=0`` hands uvicorn ``ws_per_message_deflate=False`` (the other options
+    stay as they were)."""
+    environ = {} if value is None else {"KVA_WS_DEFLATE": value}
+    settings = Settings(database_url="sqlite+aiosqlite:///x.db", broker_url=None, secret_key="k")
+    options = uvicorn_options(settings, "info", environ)
+    assert options["ws_per_message_deflate"] is deflate
+    assert options["ws_max_size"] == 64 * 1024 and options["proxy_headers"] is False
