@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import secrets
 from collections import defaultdict
 from collections.abc import AsyncIterator
 from typing import Any, Protocol
@@ -102,9 +103,21 @@ class MemoryBroker(_FanOut):
 
 
 class RedisBroker(_FanOut):
-    """Redis pub/sub: one connection publishes, one listens to the topics local clients want."""
+    """Redis pub/sub: one connection publishes, one listens to the topics local clients want.
+
+    A message published here reaches this process's subscribers at once, in publish order (as
+    with :class:`MemoryBroker`), and the other processes through one Redis ``PUBLISH``. Each
+    message on Redis starts with its publisher's :attr:`origin`; since this process listens to
+    the topics its own subscribers want, Redis sends it its own messages back, and those are
+    dropped by the tag before any decoding. So a message costs one JSON encoding and one
+    publish on its process, and one decoding on each other process with a subscriber of the
+    topic (none elsewhere): the owner of a match whose sockets are all on it, as nginx routes
+    them (docs/deployment.md), no longer reads back and decodes every state it publishes.
+    """
 
     PREFIX = "kva:"
+    #: Length of :attr:`origin`, the tag in front of every message on Redis.
+    ORIGIN_LEN = 16
 
     def __init__(self, url: str) -> None:
         super().__init__()
@@ -112,10 +125,13 @@ class RedisBroker(_FanOut):
 
         #: The Redis URL (the play service keeps its match leases on the same Redis).
         self.url = url
+        #: This broker's tag (hex, new at every start of the process): its messages on Redis
+        #: start with it, and the ones that come back with it are its own echo.
+        self.origin = secrets.token_hex(self.ORIGIN_LEN // 2)
+        self._origin_bytes = self.origin.encode()
         self._redis = redis.from_url(url)
         self._pubsub = self._redis.pubsub()
         self._reader: asyncio.Task[None] | None = None
-        self._ready = asyncio.Event()
 
     async def start(self) -> None:
         await self._redis.ping()
@@ -134,7 +150,12 @@ class RedisBroker(_FanOut):
             await self._redis.aclose()
 
     async def publish(self, topic: str, message: dict[str, Any]) -> None:
-        await self._redis.publish(self.PREFIX + topic, json.dumps(message, ensure_ascii=False))
+        """Hand ``message`` to the local subscribers of ``topic`` now, then to Redis for the
+        other processes' (encoded once; an unserialisable message reaches no one). If Redis
+        fails the local subscribers have it already, and the error is raised to the caller."""
+        data = self.origin + json.dumps(message, ensure_ascii=False)
+        self._fan_out(topic, message)
+        await self._redis.publish(self.PREFIX + topic, data)
 
     async def _first_subscriber(self, topic: str) -> None:
         await self._pubsub.subscribe(self.PREFIX + topic)
@@ -153,17 +174,26 @@ class RedisBroker(_FanOut):
                 log.exception("redis broker read failed; retrying")
                 await asyncio.sleep(0.5)
                 continue
-            if item is None or item.get("type") != "message":
-                continue
-            channel = item["channel"]
-            if isinstance(channel, bytes):
-                channel = channel.decode()
-            try:
-                message = json.loads(item["data"])
-            except (ValueError, TypeError):
-                log.warning("dropping a malformed broker message on %s", channel)
-                continue
-            self._fan_out(channel[len(self.PREFIX):], message)
+            if item is not None and item.get("type") == "message":
+                self._received(item["channel"], item["data"])
+
+    def _received(self, channel: bytes | str, data: bytes | str) -> None:
+        """One message from Redis: dropped if it is this broker's own (delivered already, at
+        publish time), else decoded once and handed to the local subscribers of its topic."""
+        if isinstance(data, str):
+            data = data.encode()
+        if data[:self.ORIGIN_LEN] == self._origin_bytes:
+            return
+        if isinstance(channel, bytes):
+            channel = channel.decode()
+        try:
+            message = json.loads(data[self.ORIGIN_LEN:])
+        except (ValueError, TypeError):
+            message = None
+        if not isinstance(message, dict):
+            log.warning("dropping a malformed broker message on %s", channel)
+            return
+        self._fan_out(channel[len(self.PREFIX):], message)
 
 
 def make_broker(url: str | None) -> Broker:
