@@ -7,6 +7,7 @@ docstring says otherwise, so a caller can put several writes in one transaction.
 from __future__ import annotations
 
 import secrets
+import sqlite3
 from datetime import datetime
 from typing import Any, cast
 
@@ -24,8 +25,9 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
 from kva.storage.journal import assemble
 from kva.storage.models import (
@@ -44,13 +46,19 @@ _SESSIONS = cast(Table, SessionRow.__table__)
 
 
 #: The journal inserts, built once (a statement built per call costs more than the INSERT).
-_APPEND = insert(_ACTIONS)
+_APPEND = insert(_ACTIONS).values(match_id=bindparam("match_id"), seq=bindparam("seq"),
+                                  change=bindparam("change"))
 _APPEND_IF_LIVE = insert(_ACTIONS).from_select(
     ["match_id", "seq", "change"],
     select(bindparam("match_id", type_=String), bindparam("seq", type_=Integer),
            bindparam("change", type_=Text))
     .where(exists().where(_SESSIONS.c.token_hash == bindparam("player_session"),
                           _SESSIONS.c.revoked_at.is_(None))))
+#: The same inserts as the driver's own SQL (``RETURNING seq``: no row when the session check
+#: kept it out), with their parameters' order, per dialect and kind (see :func:`append_journal`).
+_DRIVER_SQL: dict[tuple[str, bool], tuple[str, tuple[str, ...]]] = {}
+#: PostgreSQL's SQLSTATE for a duplicate key.
+UNIQUE_VIOLATION = "23505"
 
 
 class SessionEnded(Exception):
@@ -149,6 +157,62 @@ async def append_change(
     except IntegrityError:
         return False
     if player_session is not None and result.rowcount != 1:
+        raise SessionEnded("the session of this change has ended")
+    return True
+
+
+def _driver_sql(dialect: Dialect, guarded: bool) -> tuple[str, tuple[str, ...]]:
+    key = (dialect.name, guarded)
+    if key not in _DRIVER_SQL:
+        statement = (_APPEND_IF_LIVE if guarded else _APPEND).returning(_ACTIONS.c.seq)
+        compiled = statement.compile(dialect=dialect)
+        order = tuple(compiled.positiontup or ())
+        _DRIVER_SQL[key] = (str(compiled), order)
+    return _DRIVER_SQL[key]
+
+
+async def append_journal(
+    engine: AsyncEngine, match_id: str, seq: int, change: str,
+    player_session: str | None = None,
+) -> bool:
+    """:func:`append_change` on its own, committed: the path of every move of a match that goes
+    on, so the cheapest one. A single INSERT needs no transaction around it; on SQLite
+    (aiosqlite) and PostgreSQL (asyncpg) it goes to the driver as one statement (``INSERT ...
+    RETURNING``) and its commit, not through SQLAlchemy's cursor, transaction and pool reset
+    (each a hop to aiosqlite's thread or a round trip to PostgreSQL): 0.29 -> 0.16 ms of CPU
+    per append on SQLite, 0.40 -> 0.22 ms on PostgreSQL (docs/performance.md, "Third
+    session"). Other databases take the SQLAlchemy path.
+
+    Returns False when version ``seq`` exists (a stale copy); :class:`SessionEnded` when
+    ``player_session`` has ended; nothing is written in either case.
+    """
+    dialect = engine.dialect
+    driver_name = dialect.driver
+    if (dialect.name, driver_name) not in (("sqlite", "aiosqlite"), ("postgresql", "asyncpg")):
+        async with engine.begin() as conn:
+            return await append_change(conn, match_id, seq, change, player_session)
+    sql, order = _driver_sql(dialect, player_session is not None)
+    values = {"match_id": match_id, "seq": seq, "change": change,
+              "player_session": player_session}
+    params = [values[name] for name in order]
+    async with engine.connect() as conn:
+        driver = (await conn.get_raw_connection()).driver_connection
+        assert driver is not None
+        try:
+            if driver_name == "asyncpg":
+                written = await driver.fetchval(sql, *params) is not None
+            else:
+                written = bool(await driver.execute_fetchall(sql, params))
+                await driver.commit()
+        except Exception as exc:
+            # The version exists: sqlite3's IntegrityError, asyncpg's unique violation.
+            if not (isinstance(exc, sqlite3.IntegrityError)
+                    or getattr(exc, "sqlstate", None) == UNIQUE_VIOLATION):
+                raise
+            if driver_name == "aiosqlite":
+                await driver.rollback()
+            return False
+    if not written:
         raise SessionEnded("the session of this change has ended")
     return True
 

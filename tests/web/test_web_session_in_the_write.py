@@ -86,29 +86,39 @@ async def test_an_action_frame_reads_no_session_first(
     assert reads == ["read"]
 
 
-async def test_the_journal_insert_is_written_only_for_a_live_session(database_url: str) -> None:
+@pytest.mark.parametrize("path", ["append_change", "append_journal"])
+async def test_the_journal_insert_is_written_only_for_a_live_session(
+    database_url: str, path: str
+) -> None:
+    """Both ways of appending (in the caller's transaction, or alone through the driver)
+    refuse a taken version (False) and an ended session (SessionEnded), writing nothing."""
     engine = create_engine(database_url)
+
+    async def append(seq: int, player_session: str | None) -> bool:
+        if path == "append_journal":
+            return await repo.append_journal(engine, match_id, seq, f"{{{seq}}}", player_session)
+        async with engine.begin() as conn:
+            return await repo.append_change(conn, match_id, seq, f"{{{seq}}}", player_session)
+
     try:
         await upgrade(engine)
         sessions = session_factory(engine)
         _user, token = await guest_with_session(sessions)
-        match_id = "sessioncheck0001"
+        match_id = f"sessioncheck-{path}"[:24]
         async with sessions() as session:
             session.add(MatchRow(id=match_id, status="active", target=75, bazaar="draw",
                                  record={}, version=0))
             await session.commit()
-        async with engine.begin() as conn:
-            assert await repo.append_change(conn, match_id, 1, "{}", token_hash(token))
-        async with engine.begin() as conn:  # the same version again: stale, not revoked
-            assert not await repo.append_change(conn, match_id, 1, "{}", token_hash(token))
+        assert await append(1, token_hash(token))
+        assert not await append(1, token_hash(token))  # the same version again: stale
+        assert not await append(1, None)
         assert await revoke(sessions, token)
         with pytest.raises(repo.SessionEnded):
-            async with engine.begin() as conn:
-                await repo.append_change(conn, match_id, 2, "{}", token_hash(token))
+            await append(2, token_hash(token))
         with pytest.raises(repo.SessionEnded):  # an unknown session neither
-            async with engine.begin() as conn:
-                await repo.append_change(conn, match_id, 2, "{}", token_hash("nobody"))
-        async with engine.begin() as conn:  # the server's own changes carry no session
-            assert await repo.append_change(conn, match_id, 2, "{}")
+            await append(2, token_hash("nobody"))
+        assert await append(2, None)  # the server's own changes carry no session
+        async with engine.connect() as conn:
+            assert await repo.journal_since(conn, match_id, 0) == [(1, "{1}"), (2, "{2}")]
     finally:
         await engine.dispose()

@@ -146,10 +146,9 @@ class Committer:
                 journal.change_of(match, move_hand) if match is not None and moved
                 else {"checkpoint": live.status})
             if moved and not finished:
-                async with self._engine.begin() as conn:
-                    if not await repo.append_change(conn, live.id, version, change,
-                                                    player_session):
-                        raise PlayError("stale", "the match changed meanwhile")
+                if not await repo.append_journal(self._engine, live.id, version, change,
+                                                 player_session):
+                    raise PlayError("stale", "the match changed meanwhile")
             else:
                 extra = await self._checkpoint(live, version, change, seat1_user_id,
                                                player_session)
