@@ -166,8 +166,8 @@ class RedisBroker(_FanOut):
 
     async def _read(self) -> None:
         while True:
-            try:
-                item = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+            try:  # blocks until a message comes (no timer armed and cancelled per message)
+                item = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=None)
             except asyncio.CancelledError:
                 raise
             except Exception:  # a dropped connection: redis-py reconnects on the next call
