@@ -5,17 +5,22 @@ a large, stable heap (modules, the app, the rules tables, the matches in memory)
 default thresholds (700, 10, 10) the full collections walk that whole heap every few seconds:
 pauses of 116-146 ms every 9-13 s at 125 live matches (issue 14). After start-up,
 :func:`tune_gc` moves everything alive into the permanent generation (``gc.freeze``, never
-scanned again) and raises the thresholds, so young collections run less often and full ones
-rarely. Reference cycles are still collected, only less often. Once per process: a second
-app started in the same process (tests) leaves it as the first set it.
+scanned again) and raises the thresholds, so the older generations are collected rarely.
+Reference cycles are still collected, only less often. Once per process: a second app started
+in the same process (tests) leaves it as the first set it.
 """
 
 from __future__ import annotations
 
 import gc
 
-#: (generation 0 allocations, gen-0 runs per gen-1 run, gen-1 runs per full run).
-THRESHOLDS: tuple[int, int, int] = (50_000, 20, 100)
+#: (generation 0 allocations, gen-0 runs per gen-1 run, gen-1 runs per full run). A young
+#: collection's pause grows with the cyclic garbage it frees (HTTP requests through the
+#: middleware leave task groups, cancel scopes and tracebacks behind): with 50,000, single
+#: young collections took 40-76 ms at 300-400 live matches; with 5,000 (and 200 young runs
+#: per gen-1 run, so gen-1 and full collections stay as rare: every 1M and 100M allocations)
+#: they took 12-37 ms, at the same CPU (docs/performance.md, "Third session").
+THRESHOLDS: tuple[int, int, int] = (5_000, 200, 100)
 _tuned: list[bool] = []
 
 
