@@ -307,3 +307,22 @@ async def test_the_migration_converts_matches_in_progress_and_folds_back(
         assert folded["hands"] == write_record(match)["hands"]
     finally:
         await engine.dispose()
+
+
+async def test_only_the_latest_finished_matches_stay_in_memory(sessions) -> None:
+    """A process holds its live matches and a few just finished, not every match it served
+    (issue 14: memory follows the load); a dropped match still reads from the database."""
+    play = _service(sessions)
+    play._store.settled_size = 2
+    finished = []
+    for _ in range(4):
+        match_id, ids = await _new_match(sessions, play)
+        await play.resign(match_id, ids[0])
+        finished.append(match_id)
+    going_on, ids = await _new_match(sessions, play)
+    held = set(play._live)
+    assert not held & set(finished[:2])
+    assert set(finished[2:]) <= held and going_on in held
+    state = await play.state_for(finished[0], None)  # reloaded on demand
+    assert state["status"] == "finished"
+    await play.stop()

@@ -160,6 +160,8 @@ class Committer:
             raise
         live.version = version
         await self._publish(live, event, extra)
+        if live.status in ("finished", "cancelled"):
+            self._store.settled(live)
         for listener in self.after_commit:
             listener(live)
 

@@ -20,6 +20,8 @@ from kva.storage import repo
 from kva.storage.fair import get_fair
 from kva.storage.models import MatchFair, MatchRow, User
 
+#: How many finished or cancelled matches a process keeps in memory (:meth:`LiveStore.settled`).
+SETTLED_KEPT = 200
 #: Viewer keys of published states: seat 0, seat 1, and everyone else.
 VIEWER_KEYS: tuple[str, ...] = ("0", "1", "s")
 
@@ -215,7 +217,11 @@ class LiveStore:
         self._rng_factory = rng_factory
         self._busy = busy
         self.cache_size = cache_size
+        #: At most this many finished or cancelled matches stay in memory (see :meth:`settled`).
+        self.settled_size = max(1, min(SETTLED_KEPT, cache_size))
         self.live: OrderedDict[str, LiveMatch] = OrderedDict()
+        #: The finished and cancelled matches held here, the least recently settled first.
+        self._settled: OrderedDict[str, None] = OrderedDict()
         #: Loads in progress (an entry lives only while someone loads or waits for it).
         self.loading: dict[str, _Loading] = {}
         #: Called with each match loaded from the database.
@@ -294,13 +300,32 @@ class LiveStore:
             old = self.live[old_id]
             if old is live or old.lock.locked() or self._busy(old_id):
                 continue
-            del self.live[old_id]
-            for hook in self.on_drop:
-                hook(old_id)
+            self._drop(old_id)
+
+    def settled(self, live: LiveMatch) -> None:
+        """``live`` has just finished or been cancelled. It stays in memory for the pages and
+        rematch offers that follow at once, but only the :attr:`settled_size` most recent such
+        matches do: the others are dropped (they reload from the database if asked for), so the
+        memory a process holds follows its live matches, not every match it has served."""
+        self._settled[live.id] = None
+        self._settled.move_to_end(live.id)
+        while len(self._settled) > self.settled_size:
+            old_id, _ = self._settled.popitem(last=False)
+            old = self.live.get(old_id)
+            if old is None or old is live or old.lock.locked() or self._busy(old_id):
+                continue  # in use: the cache's own limit drops it later
+            self._drop(old_id)
+
+    def _drop(self, match_id: str) -> None:
+        del self.live[match_id]
+        self._settled.pop(match_id, None)
+        for hook in self.on_drop:
+            hook(match_id)
 
     def forget(self, match_id: str) -> None:
         """Drop the in-memory copy (it may be ahead of or behind the database)."""
         self.live.pop(match_id, None)
+        self._settled.pop(match_id, None)
 
     def renamed(self, user_id: int, nickname: str) -> None:
         """A player's nickname changed: the matches held here show the new one."""
