@@ -33,7 +33,7 @@ from kva.storage.migrate import upgrade
 from kva.web import accounts, learn, lobby, pages, profiles, wallet, ws
 from kva.web.botapi import install as install_bot_api
 from kva.web.identity import COOKIE, MAX_AGE, SessionCodec
-from kva.web.runtime import tune_gc
+from kva.web.runtime import collecting_old_garbage, tune_gc
 from kva.web.security import client_ip, origin_ok
 from kva.web.services import Services, services
 from kva.web.settings import Settings
@@ -90,7 +90,8 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
         await lobby_service.attendance.start()
         await sweeper.start()
         try:
-            yield
+            async with collecting_old_garbage():
+                yield
         finally:
             await sweeper.stop()
             await lobby_service.attendance.stop()
