@@ -64,6 +64,13 @@ class HardBot:
         threat: float = 0.7,
         lookahead: int = 4,
         block: float = 0.0,
+        reply_depth: int = 1,
+        reply_min: float = 1.0,
+        reply_top: int = 0,
+        reply_playouts: int = 2000,
+        spread: float = 0.0,
+        follow: float = 0.0,
+        shed_late: float = 0.0,
     ) -> None:
         #: Playouts per decision, shared among the legal moves.
         self.playouts = playouts
@@ -91,6 +98,23 @@ class HardBot:
         self.lookahead = lookahead
         #: Playout policy: bonus for a placement that leaves the opponent nothing to play.
         self.block = block
+        #: Root search depth: 1 is flat (one playout per guess and move); 2 also branches on
+        #: every reply the opponent could make to each of my moves in that guess (one playout
+        #: per reply, common random numbers) and values the move by ``reply_min`` times the
+        #: worst reply plus the rest times the mean over replies (see :meth:`_reply_search`).
+        self.reply_depth = reply_depth
+        self.reply_min = reply_min
+        #: With ``reply_depth=2``: 0 spends the whole ``playouts`` budget on the depth-2 search
+        #: of every move; k > 0 first runs the flat search with ``playouts``, then re-examines
+        #: its k best moves at depth 2 with ``reply_playouts`` more playouts.
+        self.reply_top = reply_top
+        self.reply_playouts = reply_playouts
+        #: Playout policy, on the plies that look at the reply (see
+        #: :func:`~kva.bots.playout.playout`): numbers kept in hand, a follow-up of my own,
+        #: shedding pips more as the hand nears its end. 0 leaves the policy as it was.
+        self.spread = spread
+        self.follow = follow
+        self.shed_late = shed_late
 
     def choose(self, view: PlayerView, rng: random.Random) -> int:
         legal = view.legal
@@ -102,7 +126,18 @@ class HardBot:
             code = self._exact(view, knowledge, rng, deadline)
             if code is not None:
                 return code
+        if self.reply_depth >= 2 and self.reply_top <= 0:
+            sums = self._reply_search(view, knowledge, list(legal), rng, deadline, self.playouts)
+            return legal[_argmax(sums)]
         guesses = self._guesses(knowledge, rng, self._guess_count(len(legal)))
+        if self.reply_depth >= 2:
+            flat = self._flat_sums(view, knowledge, guesses, rng, deadline)
+            order = sorted(range(len(legal)), key=lambda i: (-flat[i], i))
+            top = [legal[i] for i in order[: self.reply_top]]
+            if len(top) == 1 or time.process_time() > deadline:
+                return top[0]
+            sums = self._reply_search(view, knowledge, top, rng, deadline, self.reply_playouts)
+            return top[_argmax(sums)]
         return self._search(view, knowledge, guesses, rng, deadline)
 
     def _endgame(self, view: PlayerView, knowledge: Knowledge) -> bool:
@@ -194,31 +229,115 @@ class HardBot:
         """Flat playouts of every legal move over the guesses; past the safety ``deadline`` it
         stops after the guess in progress (the one way a decision can depend on the machine)."""
         legal = view.legal
+        return legal[_argmax(self._flat_sums(view, knowledge, guesses, rng, deadline))]
+
+    def _flat_sums(
+        self,
+        view: PlayerView,
+        knowledge: Knowledge,
+        guesses: list[Guess],
+        rng: random.Random,
+        deadline: float,
+    ) -> list[float]:
+        """The summed playout values of each legal move over ``guesses`` (see :meth:`_search`)."""
+        legal = view.legal
         value = self._valuer(view, knowledge.me)
         sums = [0.0] * len(legal)
-        noise = self.noise
-        threat = self.threat
-        lookahead = self.lookahead
-        block = self.block
-        smart = threat > 0.0 or block > 0.0
+        run = self._playout_runner()
         for opp_hand, rest in guesses:
             state = knowledge.state(view, opp_hand, rest)
             seed = rng.getrandbits(32)
             for i, code in enumerate(legal):
                 after = state.copy()
                 after.apply_unchecked(code)
-                if smart:
-                    smart_playout(after, random.Random(seed), noise, threat, lookahead, block)
-                else:
-                    playout(after, random.Random(seed), noise)
+                run(after, seed)
                 sums[i] += value(after)
             if time.process_time() > deadline:
                 break
-        best = 0
-        for i in range(1, len(legal)):
-            if sums[i] > sums[best]:
-                best = i
-        return legal[best]
+        return sums
+
+    def _playout_runner(self) -> Callable[[HandState, int], None]:
+        """Plays a state copy to the end of the hand with this bot's policy, from a seed."""
+        noise = self.noise
+        threat = self.threat
+        lookahead = self.lookahead
+        block = self.block
+        spread, follow, shed_late = self.spread, self.follow, self.shed_late
+        extra = spread > 0.0 or follow > 0.0 or shed_late > 0.0
+        if extra:
+
+            def run_extra(state: HandState, seed: int) -> None:
+                smart_playout(
+                    state, random.Random(seed), noise, threat, lookahead, block,
+                    spread, follow, shed_late,
+                )
+
+            return run_extra
+        if threat > 0.0 or block > 0.0:
+
+            def run_smart(state: HandState, seed: int) -> None:
+                smart_playout(state, random.Random(seed), noise, threat, lookahead, block)
+
+            return run_smart
+
+        def run_plain(state: HandState, seed: int) -> None:
+            playout(state, random.Random(seed), noise)
+
+        return run_plain
+
+    def _reply_search(
+        self,
+        view: PlayerView,
+        knowledge: Knowledge,
+        moves: list[int],
+        rng: random.Random,
+        deadline: float,
+        budget: int,
+    ) -> list[float]:
+        """Depth-2 determinized search: summed values of each of ``moves`` over guesses.
+
+        In each guess, after each of my moves, when the opponent has more than one legal reply
+        each reply is played out (one playout each, all from the guess's seed: common random
+        numbers) and the move is worth ``reply_min`` times the worst reply for me plus
+        ``1 - reply_min`` times their mean: the opponent answers knowing its own hand, which the
+        guess fixes. A forced reply (a single play, a draw, a pass) is just played out. Guesses
+        are drawn in chunks until ``budget`` playouts are spent, so the budget is counted in
+        playouts whatever the branching.
+        """
+        value = self._valuer(view, knowledge.me)
+        run = self._playout_runner()
+        mix = self.reply_min
+        sums = [0.0] * len(moves)
+        used = 0
+        chunk = max(1, budget // (3 * len(moves)))
+        while used < budget:
+            for opp_hand, rest in self._guesses(knowledge, rng, chunk):
+                state = knowledge.state(view, opp_hand, rest)
+                seed = rng.getrandbits(32)
+                for i, code in enumerate(moves):
+                    after = state.copy()
+                    after.apply_unchecked(code)
+                    replies = after.legal_codes()
+                    if len(replies) <= 1:
+                        run(after, seed)
+                        sums[i] += value(after)
+                        used += 1
+                        continue
+                    low = 1e18
+                    total = 0.0
+                    for reply in replies:
+                        branch = after.copy()
+                        branch.apply_unchecked(reply)
+                        run(branch, seed)
+                        v = value(branch)
+                        total += v
+                        if v < low:
+                            low = v
+                    used += len(replies)
+                    sums[i] += mix * low + (1.0 - mix) * total / len(replies)
+                if used >= budget or time.process_time() > deadline:
+                    return sums
+        return sums
 
     def _valuer(self, view: PlayerView, me: int) -> Callable[[HandState], float]:
         """How a finished hand is worth to ``me``: match-win chance near the target, else the
@@ -248,3 +367,12 @@ class HardBot:
             return match_win_chance(a, b, target)
 
         return by_match
+
+
+def _argmax(values: list[float]) -> int:
+    """The index of the largest value (the first one on ties)."""
+    best = 0
+    for i in range(1, len(values)):
+        if values[i] > values[best]:
+            best = i
+    return best

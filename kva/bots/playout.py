@@ -17,7 +17,7 @@ from kva.bots.fast import DOUBLE_FIVE, best_points, sum_after
 from kva.rules import HandState
 from kva.rules.codes import OPEN_BASE
 from kva.rules.hand import SCORE_OF_SUM
-from kva.rules.tiles import TILE_PIPS
+from kva.rules.tiles import NUMBER_MASK, TILE_BIT, TILE_PIPS
 
 
 def _reply_threat(after: HandState) -> int:
@@ -44,8 +44,17 @@ def playout(
     threat: float = 0.7,
     lookahead: int = 4,
     block: float = 0.0,
+    spread: float = 0.0,
+    follow: float = 0.0,
+    shed_late: float = 0.0,
 ) -> None:
-    """Play ``state`` (a copy) to the end of the hand; see the module docstring."""
+    """Play ``state`` (a copy) to the end of the hand; see the module docstring.
+
+    ``spread``, ``follow`` and ``shed_late`` (0: off) add ``normal``'s hand-keeping terms on the
+    plies that look at the reply: ``spread`` per number still in the mover's hand after the
+    placement, ``follow`` when one of its remaining tiles fits the new ends, and ``shed_late``
+    times the tile's pips times how far the hand is gone (1 - the smaller hand / 7).
+    """
     random_ = rng.random
     smart = lookahead
     while not state.over:
@@ -61,6 +70,9 @@ def playout(
         hand_size = state.hands[mover].bit_count()
         look = smart > 0 and (threat > 0.0 or block > 0.0)
         smart -= 1
+        keep = look and (spread > 0.0 or follow > 0.0 or shed_late > 0.0)
+        mine = state.hands[mover]
+        stage = 1.0 - min(hand_size, state.hands[1 - mover].bit_count()) / 7.0 if keep else 0.0
         best = codes[0]
         best_key = -1e9
         for code in codes:
@@ -80,6 +92,14 @@ def playout(
                     key -= threat * _reply_threat(after)
                     if block and not after.hands[after.turn] & after.ends_mask:
                         key += block
+                    if keep:
+                        tile = code >> 2 if code < OPEN_BASE else (code - OPEN_BASE) >> 1
+                        left = mine & ~TILE_BIT[tile]
+                        if spread:
+                            key += spread * sum(1 for m in NUMBER_MASK if left & m)
+                        if follow and left & after.ends_mask:
+                            key += follow
+                        key += shed_late * stage * TILE_PIPS[tile]
             key += random_() * noise * 5
             if key > best_key:
                 best_key = key

@@ -1,0 +1,122 @@
+"""``hard``'s depth-2 reply search and the hand-keeping playout terms (issue 13, fourth session):
+budgets counted in playouts, the worst reply never worth more than the mean, the narrowed search
+picking among the flat search's best moves, and the playout terms off by default."""
+
+from __future__ import annotations
+
+import random
+
+from botshelp import positions
+
+from kva.bots.hard import HardBot
+from kva.bots.knowledge import Knowledge
+from kva.bots.playout import playout as smart_playout
+from kva.rules import HandState, PlayerView
+
+
+def _choices(seed: int, count: int, bazaar: str | None = None) -> list[PlayerView]:
+    out: list[PlayerView] = []
+    for _match, view in positions(seed=seed, choices=count * 4):
+        if len(view.legal) > 1 and (bazaar is None or view.bazaar == bazaar):
+            out.append(view)
+            if len(out) == count:
+                break
+    return out
+
+
+def _reply_sums(bot: HardBot, view: PlayerView, seed: int, budget: int) -> list[float]:
+    knowledge = Knowledge(view, bot.beta, bot.uniform_share)
+    return bot._reply_search(
+        view, knowledge, list(view.legal), random.Random(seed), 1e300, budget
+    )
+
+
+def test_the_reply_search_spends_its_budget_in_playouts() -> None:
+    counted: list[int] = []
+
+    class Counting(HardBot):
+        def _playout_runner(self):  # type: ignore[no-untyped-def]
+            run = super()._playout_runner()
+
+            def counting(state: HandState, seed: int) -> None:
+                counted.append(1)
+                run(state, seed)
+
+            return counting
+
+    bot = Counting(playouts=60, reply_depth=2, exact_nodes=0)
+    for view in _choices(seed=21, count=30):
+        counted.clear()
+        _reply_sums(bot, view, 4, 60)
+        # Whole guesses only: at least the budget, at most one guess's worth of branches over.
+        assert 60 <= len(counted) <= 60 + 7 * 7 * len(view.legal)
+
+
+def test_the_worst_reply_is_never_worth_more_than_the_mean_reply() -> None:
+    paranoid = HardBot(reply_depth=2, reply_min=1.0, exact_nodes=0)
+    average = HardBot(reply_depth=2, reply_min=0.0, exact_nodes=0)
+    branched = 0
+    for k, view in enumerate(_choices(seed=22, count=40)):
+        low = _reply_sums(paranoid, view, k, 40)
+        mean = _reply_sums(average, view, k, 40)
+        # Same seed, same guesses and playouts: only the way replies are combined differs.
+        assert all(a <= b + 1e-9 for a, b in zip(low, mean, strict=True))
+        branched += any(a < b - 1e-9 for a, b in zip(low, mean, strict=True))
+    assert branched >= 10  # most positions give the opponent a real choice somewhere
+
+
+def test_reply_search_decisions_are_legal_and_a_pure_function_of_view_and_seed() -> None:
+    bots = [
+        HardBot(playouts=40, reply_depth=2, exact_nodes=0),
+        HardBot(playouts=40, reply_depth=2, reply_min=0.5, exact_nodes=0),
+        HardBot(playouts=30, reply_depth=2, reply_top=2, reply_playouts=40, exact_nodes=0),
+    ]
+    for k, view in enumerate(_choices(seed=23, count=40)):
+        for bot in bots:
+            code = bot.choose(view, random.Random(k))
+            assert code in view.legal
+            assert bot.choose(view, random.Random(k)) == code
+
+
+def test_the_narrowed_search_picks_among_the_flat_search_s_best_moves() -> None:
+    bot = HardBot(playouts=30, reply_depth=2, reply_top=2, reply_playouts=30, exact_nodes=0)
+    checked = 0
+    for k, view in enumerate(_choices(seed=24, count=60)):
+        if len(view.legal) < 3:
+            continue
+        knowledge = Knowledge(view, bot.beta, bot.uniform_share)
+        rng = random.Random(k)
+        guesses = bot._guesses(knowledge, rng, bot._guess_count(len(view.legal)))
+        flat = bot._flat_sums(view, knowledge, guesses, rng, 1e300)
+        order = sorted(range(len(view.legal)), key=lambda i: (-flat[i], i))
+        top = {view.legal[i] for i in order[:2]}
+        assert bot.choose(view, random.Random(k)) in top
+        checked += 1
+    assert checked >= 5
+
+
+def test_depth_one_and_zero_keeping_terms_leave_hard_s_decisions_alone() -> None:
+    plain = HardBot(playouts=40, exact_nodes=0)
+    spelled = HardBot(
+        playouts=40, exact_nodes=0, reply_depth=1, reply_top=3, spread=0.0, follow=0.0,
+        shed_late=0.0,
+    )
+    for k, view in enumerate(_choices(seed=25, count=40)):
+        assert plain.choose(view, random.Random(k)) == spelled.choose(view, random.Random(k))
+
+
+def test_playouts_with_keeping_terms_finish_the_hand_reproducibly() -> None:
+    changed = 0
+    for k, view in enumerate(_choices(seed=26, count=40)):
+        knowledge = Knowledge(view)
+        opp_hand, rest, _items = knowledge.sample(random.Random(k))
+        state = knowledge.state(view, opp_hand, rest)
+        finals = []
+        for terms in ((1.0, 1.5, 0.3), (1.0, 1.5, 0.3), (0.0, 0.0, 0.0)):
+            s = state.copy()
+            smart_playout(s, random.Random(k), 0.35, 0.7, 99, 0.0, *terms)
+            assert s.over
+            finals.append((s.points, s.winner, s.end_points, s.hands))
+        assert finals[0] == finals[1]
+        changed += finals[0] != finals[2]
+    assert changed >= 1  # the terms do change some playouts
