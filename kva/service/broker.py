@@ -52,6 +52,7 @@ class Broker(Protocol):
     async def start(self) -> None: ...
     async def stop(self) -> None: ...
     async def publish(self, topic: str, message: dict[str, Any]) -> None: ...
+    async def publish_local(self, topic: str, message: dict[str, Any]) -> None: ...
     async def subscribe(self, topic: str) -> Subscription: ...
 
 
@@ -65,12 +66,23 @@ class _FanOut:
         for sub in list(self._subs.get(topic, ())):
             sub._deliver(message)
 
+    async def publish_local(self, topic: str, message: dict[str, Any]) -> None:
+        """Hand ``message`` to this process's subscribers of ``topic`` only (no other process
+        gets it): the owner of a match that no other process watches publishes its states so
+        (:mod:`kva.service.play.commit`)."""
+        self._fan_out(topic, message)
+
     async def subscribe(self, topic: str) -> Subscription:
+        """A new subscription of ``topic``; once this returns, every message published on the
+        topic afterwards, by any process, reaches it (with Redis: the ``SUBSCRIBE`` is
+        confirmed)."""
         sub = Subscription(topic, self)
         first = not self._subs.get(topic)
         self._subs[topic].add(sub)
         if first:
             await self._first_subscriber(topic)
+        else:
+            await self._subscribed(topic)
         return sub
 
     async def _unsubscribe(self, sub: Subscription) -> None:
@@ -84,6 +96,9 @@ class _FanOut:
 
     async def _first_subscriber(self, topic: str) -> None:
         """Hook: a topic got its first local subscriber."""
+
+    async def _subscribed(self, topic: str) -> None:
+        """Hook: a topic got another local subscriber (wait until the first one's is live)."""
 
     async def _last_unsubscribed(self, topic: str) -> None:
         """Hook: a topic lost its last local subscriber."""
@@ -116,6 +131,8 @@ class RedisBroker(_FanOut):
     """
 
     PREFIX = "kva:"
+    #: Seconds a new subscription waits for Redis to confirm its ``SUBSCRIBE``.
+    CONFIRM_S = 5.0
     #: Length of :attr:`origin`, the tag in front of every message on Redis.
     ORIGIN_LEN = 16
 
@@ -132,6 +149,8 @@ class RedisBroker(_FanOut):
         self._redis = redis.from_url(url)
         self._pubsub = self._redis.pubsub()
         self._reader: asyncio.Task[None] | None = None
+        #: Channels whose ``SUBSCRIBE`` Redis has not confirmed yet → resolved when it has.
+        self._confirming: dict[str, asyncio.Future[None]] = {}
 
     async def start(self) -> None:
         await self._redis.ping()
@@ -158,7 +177,32 @@ class RedisBroker(_FanOut):
         await self._redis.publish(self.PREFIX + topic, data)
 
     async def _first_subscriber(self, topic: str) -> None:
-        await self._pubsub.subscribe(self.PREFIX + topic)
+        """Subscribe on Redis and wait for its confirmation: a caller that then asks another
+        process for something (a match's owner, for its state) gets every message that
+        process publishes afterwards. A ``SUBSCRIBE`` merely sent could reach Redis after
+        the request, sent on another connection, and its answer."""
+        channel = self.PREFIX + topic
+        confirmed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._confirming[channel] = confirmed
+        try:
+            await self._pubsub.subscribe(channel)
+            await self._confirmed(confirmed, channel)
+        finally:
+            if self._confirming.get(channel) is confirmed:
+                del self._confirming[channel]
+
+    async def _subscribed(self, topic: str) -> None:
+        confirmed = self._confirming.get(self.PREFIX + topic)
+        if confirmed is not None:
+            await self._confirmed(confirmed, self.PREFIX + topic)
+
+    async def _confirmed(self, confirmed: asyncio.Future[None], channel: str) -> None:
+        if self._reader is None:  # not started: nothing reads the confirmation
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(confirmed), self.CONFIRM_S)
+        except TimeoutError:
+            log.warning("Redis did not confirm the subscription of %s in time", channel)
 
     async def _last_unsubscribed(self, topic: str) -> None:
         with contextlib.suppress(Exception):
@@ -167,15 +211,28 @@ class RedisBroker(_FanOut):
     async def _read(self) -> None:
         while True:
             try:  # blocks until a message comes (no timer armed and cancelled per message)
-                item = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=None)
+                item = await self._pubsub.get_message(timeout=None)
             except asyncio.CancelledError:
                 raise
             except Exception:  # a dropped connection: redis-py reconnects on the next call
                 log.exception("redis broker read failed; retrying")
                 await asyncio.sleep(0.5)
                 continue
-            if item is not None and item.get("type") == "message":
+            if item is None:
+                continue
+            kind = item.get("type")
+            if kind == "message":
                 self._received(item["channel"], item["data"])
+            elif kind == "subscribe":
+                self._confirm(item["channel"])
+
+    def _confirm(self, channel: bytes | str) -> None:
+        """Redis confirmed a ``SUBSCRIBE``: the subscription waiting for it is live."""
+        if isinstance(channel, bytes):
+            channel = channel.decode()
+        confirmed = self._confirming.get(channel)
+        if confirmed is not None and not confirmed.done():
+            confirmed.set_result(None)
 
     def _received(self, channel: bytes | str, data: bytes | str) -> None:
         """One message from Redis: dropped if it is this broker's own (delivered already, at
