@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -114,6 +114,11 @@ class Committer:
         self._store = store
         #: Called with the match after each committed change (automatic turns, hooks).
         self.after_commit: list[Callable[[LiveMatch], None]] = []
+        #: The viewer keys other processes watch a match as (the play service's
+        #: :class:`~kva.service.play.watchers.RemoteWatchers`, on the match's owner); None
+        #: (or no such function): not known, so every key is built and sent to Redis when
+        #: the store is :attr:`~kva.service.play.live.LiveStore.shared`.
+        self.remote: Callable[[str], frozenset[str] | None] | None = None
 
     async def commit(
         self, live: LiveMatch, event: EventSource | None, *, seat1_user_id: int | None = None,
@@ -209,18 +214,32 @@ class Committer:
     async def _publish(
         self, live: LiveMatch, event: EventSource | None, extra: dict[str, Any] | None
     ) -> None:
-        # Each state is built only for a viewer key someone watches (every key when other
-        # processes may have watchers), and encoded once: every socket of that key sends
-        # the same text.
-        keys = (VIEWER_KEYS if self.watchers is None or self._store.shared
-                else self.watchers.keys(live.id))
+        # Each state is built only for a viewer key someone watches, here or (on the owner
+        # of a match shared with other processes) elsewhere, and encoded once: every socket
+        # of that key sends the same text. Only while another process watches does the
+        # message go to Redis; else this process's subscribers get it alone.
+        remote = None if self.remote is None else self.remote(live.id)
+        shared = self._store.shared
+        local_only = False
+        if self.watchers is None or (shared and remote is None):
+            keys: Iterable[str] = VIEWER_KEYS  # who watches elsewhere is not known
+        else:
+            keys = self.watchers.keys(live.id)
+            if shared:
+                if remote:
+                    keys = {*keys, *remote}
+                else:
+                    local_only = True
         states = {
             key: encode_state(state_message(live, None if key == "s" else int(key), event,
                                             extra))
             for key in keys
         }
+        message = {"version": live.version, "status": live.status, "states": states}
         try:
-            await self._broker.publish(topic(live.id), {
-                "version": live.version, "status": live.status, "states": states})
+            if local_only:
+                await self._broker.publish_local(topic(live.id), message)
+            else:
+                await self._broker.publish(topic(live.id), message)
         except Exception:  # committed already: clients resync on reconnect
             log.exception("publishing match %s v%d failed", live.id, live.version)

@@ -20,10 +20,14 @@ in the journal, and the retried request is judged against it (its version is beh
 ``stale``), so nothing is applied twice.
 
 The lease also follows the match's sockets: a process whose socket says ``hello`` to a match
-it does not own sends the owner a ``handoff`` request, and an owner with no socket of the match
+it does not own sends the owner a ``hello`` request, and an owner with no socket of the match
 releases the lease (after the change in progress) for the asker to take (see
 :meth:`kva.service.play.PlayService.state_for`; nginx routes a match's sockets to one process,
-docs/deployment.md). Handoffs are not counted in :attr:`Owners.forwarded` nor ``served``.
+docs/deployment.md). An owner that keeps the match notes instead that the asker watches it
+(the viewer keys of the asker's sockets, for :attr:`Owners.watch_expiry_s`, renewed every
+:attr:`Owners.watch_s` with a ``watching`` request) and answers with the current state: the
+owner sends a match's states to Redis only while another process watches it. These requests
+are not counted in :attr:`Owners.forwarded` nor ``served``.
 
 This is the lichess split: a socket may be on any process (the "socket tier"), the match's
 state lives in exactly one (its "round" owner); states travel on the match topic, which every
@@ -85,6 +89,13 @@ return n
 """
 #: Leases per script call (renewal and release run in batches).
 BATCH = 500
+#: Seconds between a process's renewals of its remote watches (the matches its sockets watch
+#: and another process owns); an owner believes a watch for :data:`WATCH_EXPIRY` renewals.
+WATCH_S = 2.0
+WATCH_EXPIRY = 3
+#: Requests that change nothing: a lease asked for, a remote watch told (not counted in
+#: :attr:`Owners.forwarded` nor :attr:`Owners.served`).
+NOT_CHANGES = frozenset({"handoff", "hello", "watching"})
 
 
 class Moved(Exception):
@@ -103,7 +114,7 @@ class Owners:
     """This process's leases, and the request channel to the owners of the others' matches."""
 
     def __init__(self, url: str, broker: Broker, *, prefix: str = PREFIX, ttl_ms: int = TTL_MS,
-                 timeout: float = TIMEOUT) -> None:
+                 timeout: float = TIMEOUT, watch_s: float = WATCH_S) -> None:
         import redis.asyncio as redis
 
         self._redis: Any = redis.from_url(url, decode_responses=True)
@@ -111,6 +122,9 @@ class Owners:
         self.prefix = prefix
         self.ttl_ms = ttl_ms
         self.timeout = timeout
+        #: Seconds between renewals of this process's remote watches; an owner believes one
+        #: for :attr:`watch_expiry_s`.
+        self.watch_s = watch_s
         #: This process's owner id: new at every start, so a restarted process owns nothing.
         self.me = secrets.token_hex(8)
         #: Matches held here → until when (monotonic) the lease is surely still ours.
@@ -140,6 +154,11 @@ class Owners:
         #: tests).
         self.forwarded = 0
         self.served = 0
+
+    @property
+    def watch_expiry_s(self) -> float:
+        """How long an owner believes a remote watch it was told of (three renewals)."""
+        return self.watch_s * WATCH_EXPIRY
 
     @property
     def _hold_s(self) -> float:
@@ -206,6 +225,20 @@ class Owners:
             self._taking[match_id] = task
             task.add_done_callback(lambda t: self._taking.pop(match_id, None))
         return await asyncio.shield(task)
+
+    async def lookup(self, match_id: str) -> str | None:
+        """The owner of ``match_id`` as noted, or read from Redis (None: nobody holds the
+        lease); unlike :meth:`ensure`, a free lease is not taken."""
+        if self.owns(match_id):
+            return self.me
+        now = time.monotonic()
+        known = self._known.get(match_id)
+        if known is not None and known[1] > now:
+            return known[0]
+        holder = await self.holder(match_id)
+        if holder is not None and holder != self.me:
+            self._known[match_id] = (holder, now + self.ttl_ms / 1000)
+        return holder
 
     async def adopt(self, match_id: str) -> bool:
         """Take the lease of a match this process just created (its copy is the truth: no
@@ -334,7 +367,7 @@ class Owners:
         rid = next(self._ids)
         waiter: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[rid] = waiter
-        if op != "handoff":  # a lease asked for is not a change forwarded
+        if op not in NOT_CHANGES:  # a lease asked for, a watch told: not changes forwarded
             self.forwarded += 1
         try:
             await self._broker.publish(self.topic(owner), {
@@ -379,7 +412,7 @@ class Owners:
         try:
             if self.handler is None:
                 raise Moved(message["m"])
-            if message["op"] != "handoff":
+            if message["op"] not in NOT_CHANGES:
                 self.served += 1
             reply["ok"] = await self.handler(str(message["op"]), str(message["m"]),
                                              list(message.get("a") or []))

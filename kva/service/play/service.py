@@ -10,26 +10,28 @@ match, so a restarted server carries on where it stopped.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from kva.service.broker import Broker, MemoryBroker, RedisBroker
 from kva.service.errors import NotFound, PlayError
 from kva.service.play.acting import Acting
-from kva.service.play.commit import Committer
-from kva.service.play.live import LiveMatch, LiveStore, Seat
+from kva.service.play.commit import Committer, state_message
+from kva.service.play.live import LiveMatch, LiveStore, Seat, viewer_key
 from kva.service.play.owners import Moved, Owners, Unanswered
 from kva.service.play.reads import MatchInfo, MatchSummary, Reads
 from kva.service.play.seeds import Seeds
 from kva.service.play.tables import Tables
 from kva.service.play.turns import Turns
-from kva.service.play.watchers import Watchers
+from kva.service.play.watchers import RemoteWatchers, Watchers
 from kva.storage import repo
 from kva.storage.models import MatchRow
 
@@ -98,11 +100,20 @@ class PlayService:
             "act": self._acting.act, "resign": self._acting.resign,
             "forfeit": self._acting.forfeit, "seed": self._seeds.seed,
             "cancel": self._tables.cancel_waiting, "seat": self._tables.seat_player,
-            "handoff": self._hand_off,
+            "hello": self._hello,
         }
         #: Leases handed to another process whose sockets asked for them (diagnostics, tests).
         self.handed_off = 0
+        #: The other processes' watches of the matches owned here (docs/deployment.md).
+        self.remote = RemoteWatchers()
+        #: Matches just handed over to this process, with their watches (no grace period).
+        self._handed_in: dict[str, bool] = {}
+        self._watch_task: asyncio.Task[None] | None = None
+        #: Owners a ``watching`` request is on its way to (one at a time per owner).
+        self._renewing: set[str] = set()
+        self._renewals: set[asyncio.Task[None]] = set()
         if owners is not None:
+            self._committer.remote = self._remote_keys
             owners.handler = self._serve_request
             owners.on_taken = self._taken
             owners.on_lost = self._lost
@@ -187,56 +198,190 @@ class PlayService:
     async def state_for(self, match_id: str, user_id: int | None) -> dict[str, Any]:
         """The ``state`` message for this viewer now, with no event (a resync). With owners,
         a match whose lease is free (its owner died) is taken over here first, so its turns
-        and timers go on; and a match watched from here (a socket's ``hello``) whose owner
-        has no socket of it is handed over to this process (:meth:`_ask_for`)."""
+        and timers go on; and for a match watched from here (a socket's ``hello``) owned
+        elsewhere, the owner is asked (:meth:`_hello_owner`): it hands the match over to this
+        process if it has no socket of it, or notes that this process watches it and answers
+        with the state."""
         owners = self.owners
         if owners is not None and not owners.owns(match_id):
             live = self._store.live.get(match_id)
             if live is None or live.status in ("waiting", "active"):
+                state = None
                 try:
-                    owner = await owners.ensure(match_id)
-                    if owner != owners.me and self.watchers.keys(match_id):
-                        await self._ask_for(match_id, owner)
+                    state = await self._hello_owner(match_id, user_id)
                 except NotFound:
                     raise
                 except Exception:  # the state is read from the database either way
                     log.exception("looking up the owner of match %s failed", match_id)
+                if state is not None:
+                    return state
         return await self._reads.state_for(match_id, user_id)
 
-    async def _ask_for(self, match_id: str, owner: str) -> None:
-        """A socket's ``hello`` reached this process, which does not own the match: ask the
-        owner to hand the lease over if no socket of the match is connected to it (the proxy
-        routes a match's sockets to one process, while the match was created wherever its
-        HTTP request landed), then take it (loaded from the journal). An owner that still has
-        sockets of the match keeps it; this process forwards, as before."""
-        assert self.owners is not None
-        try:
-            given = await self.owners.request(owner, "handoff", match_id, [])
-        except (Moved, Unanswered):
-            self.owners.forget(match_id)
-            given = True  # the lease may be free now: look again
-        if given:
-            self.owners.forget(match_id)
-            await self.owners.ensure(match_id)
+    async def _hello_owner(self, match_id: str, user_id: int | None) -> dict[str, Any] | None:
+        """A socket's ``hello`` reached this process, which does not own the match. The
+        socket subscribed to the match's topic before (the subscription is live once
+        :meth:`~kva.service.broker.Broker.subscribe` returns); now the owner is sent a
+        ``hello`` with every viewer key watched here. An owner with no socket of the match
+        hands its lease over (the proxy routes a match's sockets to one process, while the
+        match was created wherever its HTTP request landed) with its other processes'
+        watches, and this process takes it (loaded from the journal): None, the state is
+        read here. An owner that keeps it notes the watch before it answers with the state
+        (under the match's lock), so every state it publishes afterwards goes to Redis and
+        reaches the socket. None as well when this process owns the match (it took the free
+        lease) or has no socket of it (a plain read)."""
+        owners = self.owners
+        assert owners is not None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 4 * owners.ttl_ms / 1000
+        while True:
+            owner = await owners.ensure(match_id)
+            self._handed_in.pop(match_id, None)
+            if owner == owners.me:
+                return None
+            keys = self.watchers.keys(match_id)
+            if not keys or loop.time() > deadline:
+                return None
+            try:
+                reply = await owners.request(owner, "hello", match_id,
+                                             [owners.me, sorted(keys), user_id])
+            except (Moved, Unanswered):
+                owners.forget(match_id)
+                await asyncio.sleep(0.02)
+                continue
+            if isinstance(reply, dict) and isinstance(reply.get("state"), dict):
+                return cast(dict[str, Any], reply["state"])
+            # handed over (or an answer of another shape): take the lease, and with it the
+            # watches of the other processes
+            if isinstance(reply, dict):
+                self.remote.install(match_id, reply.get("watchers"), time.monotonic(),
+                                    owners.me)
+                self._handed_in[match_id] = True
+            owners.forget(match_id)
 
-    async def _hand_off(self, match_id: str) -> bool:
-        """Another process's socket asks for ``match_id``: give the lease up if no socket of
-        it is connected here, after the change in progress (under the match's lock); the
-        asker takes it and loads the match from the journal."""
+    async def _hello(self, match_id: str, process: str, keys: list[Any],
+                     user_id: int | None) -> dict[str, Any]:
+        """Another process's socket said ``hello`` to ``match_id`` (owned here): give the
+        lease up if no socket of it is connected here, after the change in progress (under
+        the match's lock), with the watches other processes told of (the asker takes the
+        lease and loads the match from the journal); else note that ``process`` watches it as
+        ``keys`` (and as this viewer's own key) and answer with the viewer's state, both
+        under the lock, so no state committed after this answer misses the asker."""
         assert self.owners is not None
-        if self.watchers.keys(match_id):
-            return False
         live = self._store.live.get(match_id)
+        if live is None and not self.watchers.keys(match_id):
+            return await self._give(match_id, process)
         if live is None:
-            await self.owners.release(match_id)
-        else:
-            async with live.lock:
-                if self.watchers.keys(match_id):
-                    return False
-                await self.owners.release(match_id)
-                self._lost(match_id)
+            live = await self._store.get(match_id)
+        async with live.lock:
+            if not self.watchers.keys(match_id):
+                return await self._give(match_id, process)
+            seat = live.seat_of(user_id)
+            self.remote.note(match_id, str(process), [*map(str, keys), viewer_key(seat)],
+                             time.monotonic() + self.owners.watch_expiry_s)
+            return {"state": state_message(live, seat, None)}
+
+    async def _give(self, match_id: str, process: str) -> dict[str, Any]:
+        """Hand ``match_id`` over to ``process`` (the caller holds the match's lock, if it is
+        in memory): the lease released, the watches of the others exported."""
+        assert self.owners is not None
+        watchers = self.remote.export(match_id, time.monotonic())
+        watchers["w"].pop(process, None)
+        await self.owners.release(match_id)
+        self._lost(match_id)
         self.handed_off += 1
-        return True
+        return {"given": True, "watchers": watchers}
+
+    async def _watching(self, process: str, watched: Any) -> list[str]:
+        """Another process renews its watches (match id → viewer keys) of matches owned here;
+        the ones not owned here are answered (it looks their owners up again)."""
+        assert self.owners is not None
+        if not isinstance(watched, dict):
+            return []
+        until = time.monotonic() + self.owners.watch_expiry_s
+        moved = []
+        for match_id, keys in watched.items():
+            if self.owners.owns(match_id) and isinstance(keys, list):
+                self.remote.note(match_id, str(process), map(str, keys), until)
+            else:
+                moved.append(match_id)
+        return moved
+
+    async def renew_watches(self, only: list[str] | None = None, *, again: bool = True) -> None:
+        """Tell the owner of each match watched from here and owned elsewhere which viewer
+        keys this process's sockets watch it as (one ``watching`` request per owner, all at
+        once; an owner still answering the last one is skipped): the owner publishes the
+        match's states to Redis while it believes this. The matches an owner no longer owns
+        are told to their new owner at once (``again``), since a match just taken over is
+        published to everyone only for :attr:`Owners.watch_expiry_s`. A free lease is not
+        taken here (the owners' sweep does)."""
+        owners = self.owners
+        if owners is None:
+            return
+        by_owner: dict[str, dict[str, list[str]]] = {}
+        for match_id in self.watchers.matches() if only is None else only:
+            if owners.owns(match_id):
+                continue
+            keys = self.watchers.keys(match_id)
+            if not keys:
+                continue
+            try:
+                owner = await owners.lookup(match_id)
+            except Exception:
+                log.exception("looking up the owner of match %s failed", match_id)
+                continue
+            if owner is not None and owner != owners.me and owner not in self._renewing:
+                by_owner.setdefault(owner, {})[match_id] = sorted(keys)
+        if not by_owner:
+            return
+        self._renewing.update(by_owner)
+        try:
+            replies = await asyncio.gather(
+                *(owners.request(owner, "watching", "", [owners.me, watched])
+                  for owner, watched in by_owner.items()), return_exceptions=True)
+        finally:
+            self._renewing.difference_update(by_owner)
+        moved: list[str] = []
+        for (owner, watched), reply in zip(by_owner.items(), replies, strict=True):
+            if isinstance(reply, list):
+                lost = [str(m) for m in reply if m in watched]
+            elif isinstance(reply, (Moved, Unanswered)):
+                lost = list(watched)
+            else:
+                if isinstance(reply, BaseException):
+                    log.warning("renewing the watches of %d matches at %s failed: %r",
+                                len(watched), owner, reply)
+                continue
+            for match_id in lost:
+                owners.forget(match_id)
+            moved += lost
+        if moved and again:
+            await self.renew_watches(moved, again=False)
+
+    def _remote_keys(self, match_id: str) -> frozenset[str] | None:
+        """The viewer keys other processes watch ``match_id`` as, if this process owns it
+        (None: not known, every key is sent to everyone)."""
+        assert self.owners is not None
+        if not self.owners.owns(match_id):
+            return None
+        return self.remote.keys(match_id, time.monotonic())
+
+    async def _watch_loop(self) -> None:
+        """Every :attr:`Owners.watch_s`: drop the expired watches of other processes, and
+        renew this process's (in the background: an owner that died is waited for until its
+        lease runs out, and must not hold the others' renewals up)."""
+        assert self.owners is not None
+        while True:
+            await asyncio.sleep(self.owners.watch_s)
+            self.remote.prune(time.monotonic())
+            task = asyncio.create_task(self._renew_logged(), name="kva-watch-renew-once")
+            self._renewals.add(task)
+            task.add_done_callback(self._renewals.discard)
+
+    async def _renew_logged(self) -> None:
+        try:
+            await self.renew_watches()
+        except Exception:
+            log.exception("renewing the remote watches failed")
 
     async def activate(self, match_id: str) -> None:
         """Start serving a match stored by someone else (:meth:`prepare_match`): load it and
@@ -273,6 +418,8 @@ class PlayService:
     async def _serve_request(self, op: str, match_id: str, args: list[Any]) -> Any:
         """A change forwarded by another process: made here if this process owns the match."""
         assert self.owners is not None
+        if op == "watching":  # several matches: each one checked
+            return await self._watching(str(args[0]), args[1])
         if op not in self._ops:
             raise ValueError(f"unknown operation {op!r}")
         if await self.owners.ensure(match_id) != self.owners.me:
@@ -288,6 +435,12 @@ class PlayService:
             assert self.owners is not None
             self.owners.release_soon(match_id)
             return
+        # The other processes' sockets on the match told the last owner that they watch it,
+        # not this process: until their next renewals reach it, every state goes to all.
+        # (A match handed over came with those watches.)
+        if not self._handed_in.pop(match_id, False):
+            assert self.owners is not None
+            self.remote.grace(match_id, time.monotonic() + self.owners.watch_expiry_s)
         # The last owner may have committed a change and died before publishing it: every
         # socket gets the state as stored (a socket that has it already sends nothing).
         async with live.lock:
@@ -299,6 +452,7 @@ class PlayService:
         """Another process owns ``match_id`` now: drop the copy and the turn scheduled here."""
         self._turns.cancel(match_id)
         self._store.forget(match_id)
+        self.remote.forget(match_id)
 
     async def _adopt(self, match_id: str) -> None:
         assert self.owners is not None
@@ -322,6 +476,7 @@ class PlayService:
         With owners, only the matches whose lease is free are taken (and resumed) here."""
         if self.owners is not None:
             await self.owners.start()
+            self._watch_task = asyncio.create_task(self._watch_loop(), name="kva-watch-renew")
         async with self._sessions() as session:
             rows = await repo.unfinished_matches(session)
         for row in rows:
@@ -341,6 +496,13 @@ class PlayService:
         start); with owners, release every lease held."""
         await self._turns.stop()
         await self._seeds.stop()
+        tasks = [t for t in (self._watch_task, *self._renewals) if t is not None]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._watch_task = None
         if self.owners is not None:
             await self.owners.stop()
 
