@@ -208,6 +208,11 @@ class Owners:
         until = self._held.get(match_id)
         return until is not None and until > time.monotonic()
 
+    def holds(self, match_id: str) -> bool:
+        """Whether this process took the lease and has not lost nor released it since (it
+        may be due for renewal: :meth:`owns` is the sure answer)."""
+        return match_id in self._held
+
     def held(self) -> list[str]:
         return list(self._held)
 

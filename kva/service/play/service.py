@@ -422,6 +422,10 @@ class PlayService:
             return await self._watching(str(args[0]), args[1])
         if op not in self._ops:
             raise ValueError(f"unknown operation {op!r}")
+        if op == "hello" and not self.owners.holds(match_id):
+            # not taken here just to be handed over (two sockets' hellos at once would pass
+            # the lease back and forth): the asker takes the free lease itself
+            raise Moved(match_id)
         if await self.owners.ensure(match_id) != self.owners.me:
             raise Moved(match_id)
         return await self._ops[op](match_id, *args)
