@@ -31,6 +31,7 @@ import argparse
 import asyncio
 import bisect
 import contextlib
+import gc
 import json
 import os
 import random
@@ -468,6 +469,10 @@ class Game:
             await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
+#: New matches opened per second at most when a step adds them.
+OPEN_RATE = 50
+
+
 class Bench:
     """The ramp: match slots, each playing match after match, and the measurement windows."""
 
@@ -535,11 +540,21 @@ class Bench:
         try:
             for matches in steps:
                 new = range(len(self.slots), matches)
-                spread = min(max(self.think, 1.0), 5.0)
-                for i in new:  # new matches open over about one think time, not all at once
+                # New matches open over about one think time, not all at once, and at most
+                # OPEN_RATE a second: a server creating hundreds of tables in one second
+                # falls behind and chooses the late client seeds itself (`illegal` errors).
+                spread = max(min(max(self.think, 1.0), 5.0), len(new) / OPEN_RATE)
+                for i in new:
                     start = spread * (i - new.start) / max(1, len(new))
                     self.slots.append(asyncio.create_task(self.slot(i, start)))
-                await asyncio.sleep(warmup)
+                await asyncio.sleep(spread + warmup)
+                # The load generator's own collection pauses would count as server latency
+                # (its full collections took 100-560 ms at 450 matches): it collects before
+                # the window and not during it; its garbage is mostly freed by reference
+                # counting anyway.
+                gc.collect()
+                gc.freeze()
+                gc.disable()
                 self.rec.reset()
                 self.sampler.reset()
                 owners0 = await self.owner_counters()
@@ -548,6 +563,8 @@ class Bench:
                 await asyncio.sleep(duration)
                 elapsed = time.perf_counter() - t0
                 cpu1 = os.times()
+                gc.enable()
+                gc.unfreeze()
                 self.sampler.sample()
                 client_cpu = 100.0 * ((cpu1.user - cpu0.user) + (cpu1.system - cpu0.system)) \
                     / elapsed
