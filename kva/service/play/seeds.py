@@ -126,6 +126,15 @@ class Seeds:
         if not task.cancelled() and task.exception() is not None:
             log.error("seed wait of match %s failed", match_id, exc_info=task.exception())
 
+    def cancel(self, match_id: str) -> None:
+        """Forget the wait of ``match_id`` (another process serves it now: its own wait
+        chooses the seeds there; one left armed here would deal the match behind the owner's
+        back, and the owner's copy would stay undealt)."""
+        self._seated.pop(match_id, None)
+        task = self._timers.pop(match_id, None)
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+
     async def stop(self) -> None:
         self._stopping = True
         tasks = list(self._timers.values())

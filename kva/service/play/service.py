@@ -453,8 +453,10 @@ class PlayService:
         self._seeds.schedule(live)
 
     def _lost(self, match_id: str) -> None:
-        """Another process owns ``match_id`` now: drop the copy and the turn scheduled here."""
+        """Another process owns ``match_id`` now: drop the copy, and the turn and the seed
+        wait scheduled here."""
         self._turns.cancel(match_id)
+        self._seeds.cancel(match_id)
         self._store.forget(match_id)
         self.remote.forget(match_id)
 
