@@ -10,11 +10,14 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Final, Literal, Protocol
+from typing import TYPE_CHECKING, Final, Literal, Protocol
 
 from kva.rules.hand import HandState, IllegalAction
 from kva.rules.settings import BazaarRule, MatchSettings
 from kva.rules.tiles import DOUBLE_OF, TILE_COUNT
+
+if TYPE_CHECKING:
+    from kva.rules.view import PublicLog
 
 ForfeitReason = Literal["resign", "timeout", "abandon"]
 FORFEIT_REASONS: Final = ("resign", "timeout", "abandon")
@@ -61,6 +64,9 @@ class PlayedHand:
     result: HandResult | None = None
     score_after: tuple[int, int] | None = None
     first_double: int | None = field(default=None)
+    #: The hand's moves as each viewer sees them, kept by :func:`kva.rules.view.hand_moves`
+    #: between calls (not part of the hand: never compared, copied or shown).
+    public: PublicLog | None = field(default=None, compare=False, repr=False)
 
 
 def shuffled_deal(rng: RandomSource) -> Deal:

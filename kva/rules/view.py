@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kva.rules.codes import DRAW, END_NAMES, OPEN_BASE
-from kva.rules.hand import DRAWABLE, HandState
+from kva.rules.hand import DRAWABLE, HandState, LogEntry
 from kva.rules.match import Match, PlayedHand
 from kva.rules.moves import MoveKind, code_parts
 from kva.rules.tiles import (
@@ -165,31 +165,97 @@ class PlayerView:
         )
 
 
+#: Which moves of a hand :func:`hand_moves` shows: a seat's (0, 1), a spectator's (None), or
+#: every drawn tile (a finished match's public replay).
+_REVEAL = "reveal"
+
+
+class PublicLog:
+    """A hand's moves as each kind of viewer sees them, kept up to date between calls.
+
+    The play service builds a view of the same hand after every action; replaying the whole hand
+    each time (to know which numbers the ends asked before each move) cost more than everything
+    else in the view. This keeps the replay where it stopped and extends it by the entries the
+    log gained since. A hand's log only grows, so the entries seen so far are a prefix of it: the
+    last one seen is still the same object at the same place. Anything else (a different hand
+    state behind the same :class:`~kva.rules.match.PlayedHand`) starts again from the deal.
+    """
+
+    __slots__ = ("_played", "_replay", "_seen", "_last", "_moves")
+
+    def __init__(self, played: PlayedHand) -> None:
+        self._played = played
+        self._restart()
+
+    def _restart(self) -> None:
+        played = self._played
+        self._replay = HandState.from_deal(
+            played.deal,
+            played.opener,
+            pass_only=played.state.pass_only,
+            forced_opening=played.state.forced_opening,
+        )
+        self._seen = 0
+        self._last: object = None
+        #: The moves seen so far by each kind of viewer (0, 1, None, ``_REVEAL``).
+        self._moves: dict[int | str | None, list[PublicMove]] = {
+            0: [], 1: [], None: [], _REVEAL: []}
+
+    def moves(self, viewer: int | str | None) -> tuple[PublicMove, ...]:
+        """The moves so far as ``viewer`` sees them."""
+        log = self._played.state.log
+        seen = self._seen
+        if seen > len(log) or (seen and log[seen - 1] is not self._last):
+            self._restart()
+            seen = 0
+        if seen < len(log):
+            self._extend(log, seen)
+        return tuple(self._moves[viewer])
+
+    def _extend(self, log: list[LogEntry], start: int) -> None:
+        replay = self._replay
+        seat0, seat1, spectator, everyone = (
+            self._moves[0], self._moves[1], self._moves[None], self._moves[_REVEAL])
+        for i in range(start, len(log)):
+            p, code, x, points, ends_sum = log[i]
+            open_numbers = tuple(sorted({n for n in replay.ask if n >= 0}))
+            replay.apply_unchecked(code)
+            kind, tile, end = code_parts(code)
+            if kind == "draw":
+                shown = PublicMove(p, kind, x, None, None, 0, None, open_numbers)
+                hidden = PublicMove(p, kind, None, None, None, 0, None, open_numbers)
+                seat0.append(shown if p == 0 else hidden)
+                seat1.append(shown if p == 1 else hidden)
+                spectator.append(hidden)
+                everyone.append(shown)
+                continue
+            if kind == "pass":
+                move = PublicMove(p, kind, None, None, None, 0, None, open_numbers)
+            else:
+                move = PublicMove(p, kind, tile, end, x, points, ends_sum, open_numbers)
+            seat0.append(move)
+            seat1.append(move)
+            spectator.append(move)
+            everyone.append(move)
+        self._seen = len(log)
+        self._last = log[-1]
+
+
 def hand_moves(
     played: PlayedHand, viewer: int | None, *, reveal_draws: bool = False
 ) -> tuple[PublicMove, ...]:
     """The hand's log as ``viewer`` may see it, replayed through the engine so that each move
     knows which numbers the ends asked before it. ``reveal_draws`` shows every drawn tile (for
-    a finished match's replay, which is public)."""
-    replay = HandState.from_deal(
-        played.deal,
-        played.opener,
-        pass_only=played.state.pass_only,
-        forced_opening=played.state.forced_opening,
-    )
-    moves: list[PublicMove] = []
-    for p, code, x, points, ends_sum in played.state.log:
-        open_numbers = tuple(sorted({n for n in replay.ask if n >= 0}))
-        replay.apply_unchecked(code)
-        kind, tile, end = code_parts(code)
-        if kind == "draw":
-            shown = x if viewer == p or reveal_draws else None
-            moves.append(PublicMove(p, kind, shown, None, None, 0, None, open_numbers))
-        elif kind == "pass":
-            moves.append(PublicMove(p, kind, None, None, None, 0, None, open_numbers))
-        else:
-            moves.append(PublicMove(p, kind, tile, end, x, points, ends_sum, open_numbers))
-    return tuple(moves)
+    a finished match's replay, which is public).
+
+    The replay is kept with the hand (:class:`PublicLog`), so calling this after every action
+    costs only the actions since the last call."""
+    if viewer not in (0, 1, None):
+        raise ValueError(f"no player {viewer!r}")
+    public = played.public
+    if public is None:
+        public = played.public = PublicLog(played)
+    return public.moves(_REVEAL if reveal_draws else viewer)
 
 
 def _board(state: HandState) -> BoardView:

@@ -29,7 +29,7 @@ from kva.rules import (
     write_record,
 )
 from kva.rules.codes import OPEN_BASE
-from kva.rules.match import highest_double
+from kva.rules.match import PlayedHand, highest_double
 from kva.rules.tiles import (
     ALL_TILES,
     IS_DOUBLE,
@@ -41,6 +41,7 @@ from kva.rules.tiles import (
     round_up_to_five,
     tiles_of,
 )
+from kva.rules.view import hand_moves
 from kva.rules.view_json import view_to_json
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
@@ -366,3 +367,50 @@ def test_every_legal_action_survives_its_json_form(seed: int, bazaar: str) -> No
             assert action_from_json(action_to_json(code), legal) == code
         with pytest.raises(IllegalAction):
             action_from_json({"type": "play", "tile": "6-6", "end": "Q"}, legal)
+
+
+def _fresh_moves(played: PlayedHand, viewer: int | None, reveal: bool) -> object:
+    """``hand_moves`` computed from nothing: the hand's public log forgotten first."""
+    kept, played.public = played.public, None
+    try:
+        return hand_moves(played, viewer, reveal_draws=reveal)
+    finally:
+        played.public = kept
+
+
+@given(SEEDS, BAZAAR)
+@FAST
+def test_the_kept_public_log_matches_a_replay_from_the_deal(seed: int, bazaar: str) -> None:
+    """hand_moves keeps its replay between calls; asked after every action, for every viewer
+    (and the revealed replay), it says what a replay from the deal says."""
+    for match in _steps(seed, bazaar):
+        for played in match.hands:
+            for viewer, reveal in ((0, False), (1, False), (None, False), (None, True)):
+                kept = hand_moves(played, viewer, reveal_draws=reveal)
+                assert kept == _fresh_moves(played, viewer, reveal)
+
+
+def test_a_public_log_left_behind_by_another_state_starts_again() -> None:
+    """A hand whose state was replaced by one that went another way at the last action (a log
+    of the same length) is replayed afresh."""
+    match = Match(75, "draw", random.Random(11))
+    chooser = random.Random(3)
+    while True:
+        match.apply(chooser.choice(match.legal_codes()))
+        played = match.hands[-1]
+        log = played.state.log
+        if len(log) >= 4 and not played.state.over:
+            branch = HandState.from_deal(played.deal, played.opener,
+                                         forced_opening=played.state.forced_opening)
+            for entry in log[:-1]:
+                branch.apply_unchecked(entry[1])
+            others = [c for c in branch.legal_codes() if c != log[-1][1]]
+            if others:
+                break
+    before = hand_moves(played, 0)
+    branch.apply_unchecked(others[0])
+    played.state = branch
+    after = hand_moves(played, 0)
+    assert len(after) == len(before)
+    assert after != before
+    assert after == _fresh_moves(played, 0, False)
