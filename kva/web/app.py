@@ -15,8 +15,6 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
-from kva.i18n import COOKIE_NAME as LANG_COOKIE
-from kva.i18n import negotiate_locale
 from kva.service.attendance import TableSweeper, make_attendance
 from kva.service.bots import make_executor
 from kva.service.broker import make_broker
@@ -27,31 +25,19 @@ from kva.service.presence_store import make_presence_store
 from kva.service.quickgame import make_quick_game
 from kva.service.ratelimit import AuthRateLimiter
 from kva.service.rematch import RematchService
-from kva.service.sessions import identify
 from kva.storage.db import create_engine, session_factory
 from kva.storage.migrate import upgrade
 from kva.web import accounts, learn, lobby, pages, profiles, wallet, ws
 from kva.web.botapi import install as install_bot_api
-from kva.web.identity import COOKIE, MAX_AGE, SessionCodec
+from kva.web.identity import SessionCodec
+from kva.web.middleware import IdentityAndLanguage
 from kva.web.runtime import collecting_old_garbage, tune_gc
-from kva.web.security import client_ip, origin_ok
-from kva.web.services import Services, services
+from kva.web.services import Services
 from kva.web.settings import Settings
 from kva.web.sockets import SocketRegistry
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).with_name("static")
-#: Sent with every response: no framing (a resign button must not be clickjacked), no MIME
-#: sniffing, and no table link leaking to other sites through the Referer.
-SECURITY_HEADERS = {
-    "X-Frame-Options": "DENY",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "same-origin",
-}
-#: Paths that never look at the session cookie.
-_ANONYMOUS_PREFIXES = ("/static/", "/healthz", "/favicon")
-
-
 def create_app(settings: Settings, bot_executor: Executor | None = None) -> FastAPI:
     """The platform as an ASGI app configured by ``settings`` (``bot_executor``: where bots
     think; spawned worker processes by default)."""
@@ -109,44 +95,7 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
     app.state.codec = SessionCodec(settings.secret_key)  # reads cookies of the old scheme
     rate_limiter = AuthRateLimiter(settings.rate_limit_storage, settings.rate_limits())
 
-    @app.middleware("http")
-    async def identity_and_language(request: Request, call_next):  # type: ignore[no-untyped-def]
-        request.state.locale = negotiate_locale(
-            request.cookies.get(LANG_COOKIE), request.headers.get("accept-language")
-        )
-        request.state.user = None
-        request.state.session_token = None
-        if request.method not in ("GET", "HEAD", "OPTIONS") and not origin_ok(request):
-            refused = pages.error_page(request, 403, None)  # a form posted from another site
-            refused.headers.update(SECURITY_HEADERS)
-            return refused
-        new_cookie: str | None = None
-        cookie = request.cookies.get(COOKIE)
-        if cookie and not request.url.path.startswith(_ANONYMOUS_PREFIXES):
-            # The cookie is a session token (kva.service.sessions); a cookie of the old signed
-            # scheme is exchanged once for a session of the same user. Without a session the
-            # visitor has no user until a route needs one (kva.web.identity.ensure_user).
-            codec: SessionCodec = app.state.codec
-            who = await identify(services(request).sessions, cookie, codec.loads(cookie),
-                                 client_ip(request))
-            if who is not None:
-                request.state.user = who.user
-                request.state.session_token = who.token
-                new_cookie = who.new_token
-        request.state.new_visitor = request.state.user is None
-        response: Response = await call_next(request)
-        for name, value in SECURITY_HEADERS.items():
-            response.headers.setdefault(name, value)
-        chosen = getattr(request.state, "set_session", None)  # set by log in / out
-        if chosen is not None:
-            new_cookie = chosen
-        if new_cookie == "":
-            response.delete_cookie(COOKIE, httponly=True, samesite="lax",
-                                   secure=settings.secure_cookies)
-        elif new_cookie is not None:
-            response.set_cookie(COOKIE, new_cookie, max_age=MAX_AGE, httponly=True,
-                                samesite="lax", secure=settings.secure_cookies)
-        return response
+    app.add_middleware(IdentityAndLanguage, settings=settings, codec=app.state.codec)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:

@@ -35,7 +35,9 @@ class SessionCodec:
 
     def loads(self, cookie: str | None) -> int | None:
         """The user id in a valid cookie, None for a missing, forged or malformed one."""
-        if not cookie or len(cookie) > 512:
+        if not cookie or len(cookie) > 512 or "." not in cookie:
+            # A session token (no "."): not even tried, since a refused signature raises,
+            # and every request of a signed-in visitor would leave a traceback to collect.
             return None
         try:
             data = self._serializer.loads(cookie)
