@@ -470,7 +470,7 @@ class Game:
 
 
 #: New matches opened per second at most when a step adds them.
-OPEN_RATE = 50
+OPEN_RATE = 20
 
 
 class Bench:
