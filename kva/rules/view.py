@@ -181,10 +181,13 @@ class PublicLog:
     state behind the same :class:`~kva.rules.match.PlayedHand`) starts again from the deal.
     """
 
-    __slots__ = ("_played", "_replay", "_seen", "_last", "_moves")
+    __slots__ = ("_played", "_replay", "_seen", "_last", "_moves", "summary")
 
     def __init__(self, played: PlayedHand) -> None:
         self._played = played
+        #: The hand's summary once it is over, and the result it was made of (kept by
+        #: :func:`player_view`).
+        self.summary: tuple[HandSummary | None, object] = (None, None)
         self._restart()
 
     def _restart(self) -> None:
@@ -282,6 +285,19 @@ def _board(state: HandState) -> BoardView:
 
 
 def _summary(number: int, played: PlayedHand) -> HandSummary:
+    """The finished hand ``played`` as everyone sees it; kept with the hand, since a finished
+    hand no longer changes and every view of the match lists it."""
+    public = played.public
+    if public is None:
+        public = played.public = PublicLog(played)
+    summary, of = public.summary
+    if summary is None or summary.number != number or of is not played.result:
+        summary = _summarize(number, played)
+        public.summary = (summary, played.result)
+    return summary
+
+
+def _summarize(number: int, played: PlayedHand) -> HandSummary:
     assert played.result is not None and played.score_after is not None
     state = played.state
     return HandSummary(

@@ -41,7 +41,7 @@ from kva.rules.tiles import (
     round_up_to_five,
     tiles_of,
 )
-from kva.rules.view import hand_moves
+from kva.rules.view import _summarize, hand_moves
 from kva.rules.view_json import view_to_json
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
@@ -381,13 +381,16 @@ def _fresh_moves(played: PlayedHand, viewer: int | None, reveal: bool) -> object
 @given(SEEDS, BAZAAR)
 @FAST
 def test_the_kept_public_log_matches_a_replay_from_the_deal(seed: int, bazaar: str) -> None:
-    """hand_moves keeps its replay between calls; asked after every action, for every viewer
-    (and the revealed replay), it says what a replay from the deal says."""
+    """hand_moves keeps its replay between calls (and views keep finished hands'
+    summaries); asked after every action, for every viewer (and the revealed replay), it says
+    what a replay from the deal says."""
     for match in _steps(seed, bazaar):
         for played in match.hands:
             for viewer, reveal in ((0, False), (1, False), (None, False), (None, True)):
                 kept = hand_moves(played, viewer, reveal_draws=reveal)
                 assert kept == _fresh_moves(played, viewer, reveal)
+        finished = [(i + 1, h) for i, h in enumerate(match.hands) if h.result is not None]
+        assert player_view(match, 0).previous == tuple(_summarize(n, h) for n, h in finished)
 
 
 def test_a_public_log_left_behind_by_another_state_starts_again() -> None:
