@@ -68,6 +68,7 @@ class HardBot:
         reply_min: float = 1.0,
         reply_top: int = 0,
         reply_playouts: int = 2000,
+        reply_samples: int = 1,
         spread: float = 0.0,
         follow: float = 0.0,
         shed_late: float = 0.0,
@@ -109,6 +110,10 @@ class HardBot:
         #: its k best moves at depth 2 with ``reply_playouts`` more playouts.
         self.reply_top = reply_top
         self.reply_playouts = reply_playouts
+        #: With ``reply_depth=2``: playouts per reply (and per forced reply) in each guess, so
+        #: that the minimum over replies is taken over means rather than single noisy
+        #: playouts (the minimum of noisy values is biased low, the more so the more replies).
+        self.reply_samples = reply_samples
         #: Playout policy, on the plies that look at the reply (see
         #: :func:`~kva.bots.playout.playout`): numbers kept in hand, a follow-up of my own,
         #: shedding pips more as the hand nears its end. 0 leaves the policy as it was.
@@ -307,34 +312,41 @@ class HardBot:
         value = self._valuer(view, knowledge.me)
         run = self._playout_runner()
         mix = self.reply_min
+        samples = max(1, self.reply_samples)
         sums = [0.0] * len(moves)
         used = 0
-        chunk = max(1, budget // (3 * len(moves)))
+        chunk = max(1, budget // (3 * samples * len(moves)))
         while used < budget:
             for opp_hand, rest in self._guesses(knowledge, rng, chunk):
                 state = knowledge.state(view, opp_hand, rest)
-                seed = rng.getrandbits(32)
+                seeds = [rng.getrandbits(32) for _ in range(samples)]
                 for i, code in enumerate(moves):
                     after = state.copy()
                     after.apply_unchecked(code)
                     replies = after.legal_codes()
                     if len(replies) <= 1:
-                        run(after, seed)
-                        sums[i] += value(after)
-                        used += 1
+                        total = 0.0
+                        for seed in seeds:
+                            branch = after.copy()
+                            run(branch, seed)
+                            total += value(branch)
+                        sums[i] += total / samples
+                        used += samples
                         continue
                     low = 1e18
                     total = 0.0
                     for reply in replies:
-                        branch = after.copy()
-                        branch.apply_unchecked(reply)
-                        run(branch, seed)
-                        v = value(branch)
-                        total += v
-                        if v < low:
-                            low = v
-                    used += len(replies)
-                    sums[i] += mix * low + (1.0 - mix) * total / len(replies)
+                        sub = 0.0
+                        for seed in seeds:
+                            branch = after.copy()
+                            branch.apply_unchecked(reply)
+                            run(branch, seed)
+                            sub += value(branch)
+                        total += sub
+                        if sub < low:
+                            low = sub
+                    used += len(replies) * samples
+                    sums[i] += (mix * low + (1.0 - mix) * total / len(replies)) / samples
                 if used >= budget or time.process_time() > deadline:
                     return sums
         return sums

@@ -22,7 +22,7 @@ def blind_bots() -> list[Bot]:
     # The depth-2 reply search (over every move, and narrowed to the flat search's best two)
     # and the hand-keeping playout terms.
     bots.append(
-        HardBot(playouts=24, reply_depth=2, reply_min=0.5, spread=1.0, follow=1.5,
+        HardBot(playouts=24, reply_depth=2, reply_min=0.5, reply_samples=2, spread=1.0, follow=1.5,
                 shed_late=0.3, exact_nodes=3000, exact_guesses=8)
     )
     bots.append(HardBot(playouts=16, reply_depth=2, reply_top=2, reply_playouts=24,

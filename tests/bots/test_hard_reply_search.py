@@ -44,17 +44,18 @@ def test_the_reply_search_spends_its_budget_in_playouts() -> None:
 
             return counting
 
-    bot = Counting(playouts=60, reply_depth=2, exact_nodes=0)
-    for view in _choices(seed=21, count=30):
-        counted.clear()
-        _reply_sums(bot, view, 4, 60)
-        # Whole guesses only: at least the budget, at most one guess's worth of branches over.
-        assert 60 <= len(counted) <= 60 + 7 * 7 * len(view.legal)
+    for samples in (1, 3):
+        bot = Counting(playouts=60, reply_depth=2, reply_samples=samples, exact_nodes=0)
+        for view in _choices(seed=21, count=30):
+            counted.clear()
+            _reply_sums(bot, view, 4, 60)
+            # Whole guesses only: at least the budget, at most one guess's branches over.
+            assert 60 <= len(counted) <= 60 + 7 * 7 * len(view.legal) * samples
 
 
 def test_the_worst_reply_is_never_worth_more_than_the_mean_reply() -> None:
-    paranoid = HardBot(reply_depth=2, reply_min=1.0, exact_nodes=0)
-    average = HardBot(reply_depth=2, reply_min=0.0, exact_nodes=0)
+    paranoid = HardBot(reply_depth=2, reply_min=1.0, reply_samples=2, exact_nodes=0)
+    average = HardBot(reply_depth=2, reply_min=0.0, reply_samples=2, exact_nodes=0)
     branched = 0
     for k, view in enumerate(_choices(seed=22, count=40)):
         low = _reply_sums(paranoid, view, k, 40)
@@ -68,7 +69,7 @@ def test_the_worst_reply_is_never_worth_more_than_the_mean_reply() -> None:
 def test_reply_search_decisions_are_legal_and_a_pure_function_of_view_and_seed() -> None:
     bots = [
         HardBot(playouts=40, reply_depth=2, exact_nodes=0),
-        HardBot(playouts=40, reply_depth=2, reply_min=0.5, exact_nodes=0),
+        HardBot(playouts=40, reply_depth=2, reply_min=0.5, reply_samples=3, exact_nodes=0),
         HardBot(playouts=30, reply_depth=2, reply_top=2, reply_playouts=40, exact_nodes=0),
     ]
     for k, view in enumerate(_choices(seed=23, count=40)):
