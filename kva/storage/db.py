@@ -38,11 +38,16 @@ def pool_options(url: str) -> dict[str, Any]:
     at a time: seconds of tail under load); with one, reads and writes queue in order in the
     pool, each a fraction of a millisecond (measured in docs/performance.md). Nothing may open
     a second session while holding one. The busy timeout stays for a second process sharing
-    the file. PostgreSQL: :data:`PG_POOL_SIZE` connections.
+    the file. A connection given back is not rolled back (that is a hop to aiosqlite's thread
+    after every commit): SQLAlchemy ends the transactions it began (a session, ``begin()``,
+    ``connect()``), and the one path that uses the driver's own transaction
+    (:func:`kva.storage.repo.append_journal`) ends it itself. PostgreSQL:
+    :data:`PG_POOL_SIZE` connections.
     """
     if make_url(url).get_backend_name() == "sqlite":
         return {"connect_args": {"timeout": 30}, "poolclass": AsyncAdaptedQueuePool,
-                "pool_size": 1, "max_overflow": 0, "pool_timeout": 60}
+                "pool_size": 1, "max_overflow": 0, "pool_timeout": 60,
+                "pool_reset_on_return": None}
     size = int(os.environ.get("KVA_DB_POOL_SIZE") or PG_POOL_SIZE)
     return {"pool_size": size, "max_overflow": 0, "pool_pre_ping": False,
             "pool_recycle": 1800, "pool_timeout": 60}

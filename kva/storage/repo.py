@@ -6,6 +6,7 @@ docstring says otherwise, so a caller can put several writes in one transaction.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import sqlite3
 from datetime import datetime
@@ -198,20 +199,27 @@ async def append_journal(
     async with engine.connect() as conn:
         driver = (await conn.get_raw_connection()).driver_connection
         assert driver is not None
-        try:
-            if driver_name == "asyncpg":
+        if driver_name == "asyncpg":
+            try:
                 written = await driver.fetchval(sql, *params) is not None
-            else:
+            except Exception as exc:
+                if getattr(exc, "sqlstate", None) != UNIQUE_VIOLATION:  # not "the version exists"
+                    raise
+                return False
+        else:
+            # sqlite3 opens a transaction before the INSERT, and SQLite's pool does not roll
+            # back a connection it gets back (kva.storage.db): this transaction ends here
+            # whatever happens. A rollback put on aiosqlite's queue runs before anything a
+            # later user of the connection sends, even if this task is cancelled meanwhile.
+            try:
                 written = bool(await driver.execute_fetchall(sql, params))
                 await driver.commit()
-        except Exception as exc:
-            # The version exists: sqlite3's IntegrityError, asyncpg's unique violation.
-            if not (isinstance(exc, sqlite3.IntegrityError)
-                    or getattr(exc, "sqlstate", None) == UNIQUE_VIOLATION):
-                raise
-            if driver_name == "aiosqlite":
-                await driver.rollback()
-            return False
+            except BaseException as exc:
+                rollback = asyncio.ensure_future(driver.rollback())
+                if not isinstance(exc, sqlite3.IntegrityError):  # not "the version exists"
+                    raise
+                await rollback
+                return False
     if not written:
         raise SessionEnded("the session of this change has ended")
     return True

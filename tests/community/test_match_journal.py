@@ -204,6 +204,7 @@ def test_pool_options(monkeypatch: pytest.MonkeyPatch) -> None:
 
     lite = pool_options("sqlite+aiosqlite:///x.db")
     assert (lite["pool_size"], lite["max_overflow"]) == (1, 0)  # one writer connection
+    assert lite["pool_reset_on_return"] is None  # no rollback hop after every commit
     pg = pool_options("postgresql+asyncpg://u@h/db")
     assert pg["pool_size"] == PG_POOL_SIZE and pg["max_overflow"] == 0
     assert pg["pool_pre_ping"] is False  # no round trip per checkout
@@ -354,4 +355,58 @@ async def test_only_the_latest_finished_matches_stay_in_memory(sessions) -> None
     assert set(finished[2:]) <= held and going_on in held
     state = await play.state_for(finished[0], None)  # reloaded on demand
     assert state["status"] == "finished"
+    await play.stop()
+
+
+async def _sqlite_writable(url: str) -> bool:
+    """Whether another connection to the SQLite file ``url`` can start writing at once (no
+    connection holds a write transaction)."""
+    from sqlalchemy.exc import OperationalError
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    other = create_async_engine(url, connect_args={"timeout": 0.2})
+    try:
+        async with other.connect() as conn:
+            driver = (await conn.get_raw_connection()).driver_connection
+            await driver.execute("BEGIN IMMEDIATE")
+            await driver.rollback()
+        return True
+    except OperationalError:
+        return False
+    finally:
+        await other.dispose()
+
+
+async def test_a_refused_or_cancelled_append_leaves_no_transaction_open(
+    sessions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite's pool does not roll back a connection given back (kva.storage.db), so the
+    journal's own transaction must end in every case: a version that exists, and a move
+    cancelled between its INSERT and its commit, which is not stored."""
+    engine = sessions.kw["bind"]
+    if engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's single connection only")
+    url = engine.url.render_as_string(hide_password=False)
+    play = _service(sessions)
+    match_id, ids = await _new_match(sessions, play)
+    await _step(play, match_id, ids, random.Random(1))  # a move: one journal row
+    version = play._live[match_id].version
+    change = journal.encode({"checkpoint": "active"})
+    assert await repo.append_journal(engine, match_id, version, change) is False  # exists
+    assert await _sqlite_writable(url)
+
+    import aiosqlite
+
+    async def cancelled_commit(self: Any) -> None:
+        raise asyncio.CancelledError
+
+    monkeypatch.setattr(aiosqlite.Connection, "commit", cancelled_commit)
+    with pytest.raises(asyncio.CancelledError):
+        await repo.append_journal(engine, match_id, version + 1, change)
+    monkeypatch.undo()
+    assert await _sqlite_writable(url)
+    async with sessions() as session:
+        rows = await session.scalar(select(func.count()).select_from(MatchAction).where(
+            MatchAction.match_id == match_id, MatchAction.seq == version + 1))
+    assert rows == 0
     await play.stop()
