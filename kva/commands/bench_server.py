@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import bisect
 import contextlib
 import gc
 import json
@@ -39,19 +38,19 @@ import re
 import secrets
 import shutil
 import socket
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
-import zlib
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
+
+from kva.service.routing import HashRing
 
 #: Where ``--db postgres`` creates its database (the bench's own, dropped afterwards).
 DEFAULT_PG = "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
@@ -678,24 +677,9 @@ def headline(label: str, results: Sequence[StepResult], slo_ms: float) -> str:
 
 def nginx_chash(key: str, urls: Sequence[str]) -> str:
     """The URL among ``urls`` that nginx's ``hash <key> consistent;`` picks for ``key`` when
-    the upstream lists them as ``server <host:port>;`` (weight 1) in any order: nginx's ketama
-    ring (ngx_http_upstream_hash_module.c), 160 points per server, each the CRC32 of
-    ``host``, a NUL, ``port`` and the previous point (4 bytes, little-endian); the key goes to
-    the first point at or after its CRC32, wrapping round."""
-    points: list[tuple[int, int]] = []
-    for index, url in enumerate(urls):
-        netloc = urlsplit(url).netloc
-        host, _, port = netloc.rpartition(":")
-        base = zlib.crc32(host.encode() + b"\0" + port.encode())
-        prev = 0
-        for _ in range(160):
-            point = zlib.crc32(struct.pack("<I", prev), base)
-            points.append((point, index))
-            prev = point
-    points.sort()
-    wanted = zlib.crc32(key.encode())
-    at = bisect.bisect_left(points, (wanted, -1))
-    return urls[points[at % len(points)][1]]
+    the upstream lists them as ``server <host:port>;`` (:class:`kva.service.routing.HashRing`)."""
+    servers = [urlsplit(url).netloc for url in urls]
+    return urls[servers.index(HashRing(servers).server_of(key))]
 
 
 def free_port() -> int:
