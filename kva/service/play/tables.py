@@ -24,6 +24,7 @@ from kva.service.passwords import hash_password, verify_password
 from kva.service.play.commit import Committer, record_of
 from kva.service.play.live import FairState, LiveMatch, LiveStore, Seat
 from kva.service.play.seeds import Seeds
+from kva.service.routing import new_match_id
 from kva.storage import repo
 from kva.storage.models import MatchRow, TableRow, utcnow
 
@@ -46,6 +47,9 @@ class Tables:
     ) -> None:
         self._seeds = seeds
         self._sessions = sessions
+        #: Draws the id of each new match (:func:`kva.service.routing.match_ids_for` behind
+        #: nginx, so that the match's sockets come to this process).
+        self.new_match_id: Callable[[], str] = new_match_id
         self._store = store
         self._committer = committer
         self._rng_factory = rng_factory
@@ -76,7 +80,7 @@ class Tables:
         if not waiting and seats[0].user_id is not None and seats[0].user_id == seats[1].user_id:
             raise ValueError("a match needs two different players")
         started = utcnow()
-        live = LiveMatch(secrets.token_urlsafe(9), settings, None, 1,
+        live = LiveMatch(self.new_match_id(), settings, None, 1,
                          "waiting" if waiting else "active", list(seats), started.isoformat(),
                          private=private, fair=FairState.new(seats))
         self._seeds.prepare(live)
