@@ -300,7 +300,7 @@ class PlayService:
         until = time.monotonic() + self.owners.watch_expiry_s
         moved = []
         for match_id, keys in watched.items():
-            if self.owners.owns(match_id) and isinstance(keys, list):
+            if self.owners.holds(match_id) and isinstance(keys, list):
                 self.remote.note(match_id, str(process), map(str, keys), until)
             else:
                 moved.append(match_id)
@@ -335,8 +335,10 @@ class PlayService:
             return
         self._renewing.update(by_owner)
         try:
+            # each request names one of its matches: an owner slower than the timeout is
+            # waited for while it holds that match's lease (it is alive), as with a change
             replies = await asyncio.gather(
-                *(owners.request(owner, "watching", "", [owners.me, watched])
+                *(owners.request(owner, "watching", next(iter(watched)), [owners.me, watched])
                   for owner, watched in by_owner.items()), return_exceptions=True)
         finally:
             self._renewing.difference_update(by_owner)
