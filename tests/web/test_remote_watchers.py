@@ -293,6 +293,32 @@ async def test_remote_watchers_keep_getting_states_after_a_takeover(
     await seat0.close()
 
 
+async def test_a_match_handed_over_is_not_dealt_behind_its_new_owners_back(
+    cluster: Cluster, sessions: async_sessionmaker
+) -> None:
+    """The process that hands a match over before both client seeds are in cancels its seed
+    wait, as it does its turns: left armed, it chose the missing seeds and dealt the match
+    behind the new owner's back, whose copy stayed undealt, so the players' own seeds and
+    actions were refused as ``illegal`` (stalls in the two-process bench)."""
+    creator, sockets = await cluster.process(), await cluster.process()
+    assert sockets.owners is not None
+    creator.seed_wait, sockets.seed_wait = 0.3, 30.0
+    a, b = await _guest(sessions), await _guest(sessions)
+    match_id, _ = await creator.create_match(a.id, a.nickname, "player", 75, "draw",
+                                             opponent_user=(b.id, b.nickname))
+    assert creator._live[match_id].match is None  # waiting for the client seeds
+    viewer = await Viewer(sockets, match_id, a.id, 0).open()  # handed over at this hello
+    assert await cluster.lease(match_id) == sockets.owners.me
+    await asyncio.sleep(0.6)  # the creator's wait would be over
+    for user in (a, b):
+        await sockets.seed(match_id, user.id, secrets.token_hex(16))  # neither refused
+    live = sockets._live[match_id]
+    assert live.match is not None and live.fair is not None
+    assert live.fair.seed_by == ["player", "player"]
+    await _move(sockets, match_id, [a.id, b.id], random.Random(2))
+    await viewer.close()
+
+
 async def test_sockets_on_the_other_instance_get_every_state_from_their_hello(
     make_server: Callable[..., ServerThread], redis_url: str
 ) -> None:
