@@ -53,6 +53,7 @@ class PlayService:
         cache_size: int = 2000,
         seed_wait: float = 0.0,
         owners: Owners | None = None,
+        new_match_id: Callable[[], str] | None = None,
     ) -> None:
         self._sessions = sessions
         self._broker = broker
@@ -69,6 +70,8 @@ class PlayService:
         self._seeds = Seeds(sessions, self._store, self._committer, rng_factory, seed_wait)
         self._tables = Tables(sessions, self._store, self._committer, rng_factory,
                               self._started, self._seeds)
+        if new_match_id is not None:  # behind nginx: ids its hash sends to this process
+            self._tables.new_match_id = new_match_id
         self._reads = Reads(sessions, self._store, self._tables.may_watch)
         self._acting = Acting(self._store, self._committer)
         #: Called with a match whenever this process takes up its state: after every
