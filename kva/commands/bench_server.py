@@ -722,9 +722,11 @@ class Started:
 def started_servers(count: int, db: str, pg_url: str, redis_url: str, forced_delay: float,
                     pin: set[int] | None, log_level: str,
                     limits: dict[str, str] | None = None,
-                    redis_alone: bool = False) -> Iterator[Started]:
+                    redis_alone: bool = False, routed_ids: bool = True) -> Iterator[Started]:
     """``count`` ``kva serve`` processes on free ports sharing one fresh database (and the
-    Redis broker when there are several, or ``redis_alone``).
+    Redis broker when there are several, or ``redis_alone``). With several and ``routed_ids``,
+    each knows the others as nginx's upstreams would list them (``KVA_UPSTREAMS``), so the
+    matches it creates get ids that the hash sends back to it (docs/deployment.md).
 
     ``limits`` are the environment variables that replace :data:`GENEROUS_LIMITS` (``{}``:
     production's defaults, apart from what the caller's environment sets)."""
@@ -755,13 +757,19 @@ def started_servers(count: int, db: str, pg_url: str, redis_url: str, forced_del
             if pin:
                 os.sched_setaffinity(0, pin)
 
-        for i in range(count):  # one after another: each applies the migrations at start
-            port = free_port()
+        ports = [free_port() for _ in range(count)]
+        env.pop("KVA_UPSTREAMS", None)
+        env.pop("KVA_UPSTREAM_SELF", None)
+        if count > 1 and routed_ids:
+            env["KVA_UPSTREAMS"] = ",".join(f"127.0.0.1:{p}" for p in ports)
+        for i, port in enumerate(ports):  # one after another: each applies the migrations
             url = f"http://127.0.0.1:{port}"
             log = (workdir / f"server-{i}.log").open("wb")
             cmd = [sys.executable, "-m", "kva", "serve", "--host", "127.0.0.1", "--port",
                    str(port), "--log-level", log_level]
-            proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
+            if "KVA_UPSTREAMS" in env:
+                env["KVA_UPSTREAM_SELF"] = f"127.0.0.1:{port}"
+            proc = subprocess.Popen(cmd, env=dict(env), stdout=log, stderr=subprocess.STDOUT,
                                     preexec_fn=pin_me if pin else None)
             log.close()
             processes.append(proc)
@@ -834,7 +842,7 @@ def run(args: argparse.Namespace) -> int:
             started = stack.enter_context(started_servers(
                 args.start or 1, args.db, args.pg_url, args.redis_url, args.forced_delay,
                 _cpus(args.pin_server), args.server_log_level,
-                redis_alone=args.broker == "redis"))
+                redis_alone=args.broker == "redis", routed_ids=not args.plain_ids))
             urls, pids, label = started.urls, started.pids, args.label or started.label
         client_cpus = _cpus(args.pin_client)
         if client_cpus:
@@ -881,6 +889,10 @@ def add_parser(which: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                        help="with several servers: both players of a match on the process "
                             "nginx's hash of its id picks (match: docs/deployment.md), or "
                             "each on another (player: round robin)")
+    where.add_argument("--plain-ids", action="store_true",
+                       help="several started servers do not know each other as nginx's "
+                            "upstreams (KVA_UPSTREAMS): new matches get plain random ids and "
+                            "are handed over to the process their sockets land on")
     where.add_argument("--broker", choices=["auto", "redis"], default="auto",
                        help="auto: Redis with several started servers, in memory with one; "
                             "redis: one started server on Redis too (match owners on), to "

@@ -51,6 +51,10 @@ def workers_problem(settings: Settings, workers: int) -> tuple[str | None, list[
     warnings worth printing."""
     if workers < 1:
         return "--workers must be at least 1", []
+    try:
+        settings.match_ids()  # KVA_UPSTREAMS must list this process
+    except ValueError as exc:
+        return str(exc), []
     if workers == 1:
         return None, []
     broker = settings.broker_url or "memory"

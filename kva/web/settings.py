@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from kva.service.ratelimit import DEFAULTS as RATE_DEFAULTS
 from kva.service.ratelimit import parse_limits
+from kva.service.routing import HashRing, match_ids_for
 from kva.web.security import Network, parse_allowed_origins, parse_trusted_proxies
 
 
@@ -68,6 +70,18 @@ def persistent_secret(data_dir: Path) -> str:
     return key
 
 
+def parse_upstreams(raw: str) -> tuple[str, ...]:
+    """``KVA_UPSTREAMS``: comma-separated ``host:port`` entries, as nginx's upstream lists them
+    (a clear error for anything else)."""
+    upstreams = tuple(part.strip() for part in raw.split(",") if part.strip())
+    if upstreams:
+        try:
+            HashRing(upstreams)
+        except ValueError as exc:
+            raise ValueError(f"KVA_UPSTREAMS: {exc}") from None
+    return upstreams
+
+
 def async_database_url(url: str) -> str:
     """``url`` with an async driver: ``postgresql://`` becomes ``postgresql+asyncpg://`` and
     ``sqlite://`` becomes ``sqlite+aiosqlite://``; URLs naming a driver are kept as given."""
@@ -119,6 +133,23 @@ class Settings:
     max_open_tables: int = 3
     #: Reverse proxies whose ``X-Forwarded-*`` headers are believed (none by default).
     trusted_proxies: tuple[Network, ...] = ()
+    #: nginx's ``upstream kva_match`` servers (``host:port``, ``KVA_UPSTREAMS``) and this
+    #: process's own entry among them (``KVA_UPSTREAM_SELF``, by default ``KVA_HOST:KVA_PORT``):
+    #: new match ids are drawn so that nginx's hash sends their sockets to this process, which
+    #: then keeps the match instead of handing it over (docs/deployment.md). Empty: plain ids.
+    upstreams: tuple[str, ...] = ()
+    upstream_self: str | None = None
+
+    def match_ids(self) -> Callable[[], str] | None:
+        """What draws new match ids routed to this process (None: no upstreams configured).
+        Raises ValueError when this process is not among the upstreams."""
+        if not self.upstreams:
+            return None
+        me = self.upstream_self or f"{self.host}:{self.port}"
+        try:
+            return match_ids_for(self.upstreams, me)
+        except ValueError as exc:
+            raise ValueError(f"KVA_UPSTREAM_SELF: {exc}") from None
 
     def rate_limits(self) -> dict[str, str]:
         """The limits for :class:`kva.service.ratelimit.AuthRateLimiter`."""
@@ -147,12 +178,13 @@ class Settings:
             raise ValueError(f"KVA_PORT must be a port number, not {port_raw!r}") from None
         # Processes sharing a Redis broker share their rate-limit counters there by default.
         broker_raw = os.environ.get("KVA_BROKER_URL") or ""
+        host = os.environ.get("KVA_HOST") or "127.0.0.1"
         shared_limits = broker_raw if broker_raw.startswith(("redis://", "rediss://")) else ""
         return cls(
             database_url=database_url,
             broker_url=os.environ.get("KVA_BROKER_URL") or None,
             secret_key=secret,
-            host=os.environ.get("KVA_HOST") or "127.0.0.1",
+            host=host,
             port=port,
             forced_delay=_float("KVA_FORCED_DELAY", 0.6),
             bot_delay=_float("KVA_BOT_DELAY", 0.8),
@@ -178,4 +210,6 @@ class Settings:
             table_create_rate_ip=_limit("KVA_TABLE_CREATE_RATE_IP", "table_create_ip"),
             max_open_tables=_count("KVA_MAX_OPEN_TABLES", 3),
             trusted_proxies=parse_trusted_proxies(os.environ.get("KVA_TRUSTED_PROXIES", "")),
+            upstreams=parse_upstreams(os.environ.get("KVA_UPSTREAMS", "")),
+            upstream_self=os.environ.get("KVA_UPSTREAM_SELF", "").strip() or None,
         )

@@ -61,3 +61,21 @@ def test_the_command_refuses_workers_without_redis(tmp_path: Path) -> None:
                           timeout=60)
     assert done.returncode == 2, done.stderr
     assert "needs a shared broker" in done.stderr and "KVA_BROKER_URL=redis://" in done.stderr
+
+
+def test_a_process_missing_from_its_upstreams_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """KVA_UPSTREAMS (nginx's upstream list, for match ids routed to their creator) must name
+    this process: KVA_UPSTREAM_SELF, else KVA_HOST:KVA_PORT."""
+    import dataclasses
+
+    listed = dataclasses.replace(_settings(), host="127.0.0.1", port=8001,
+                                 upstreams=("127.0.0.1:8001", "127.0.0.1:8002"))
+    assert workers_problem(listed, 1) == (None, [])
+    assert listed.match_ids() is not None
+    problem, _ = workers_problem(dataclasses.replace(listed, port=8003), 1)
+    assert problem is not None and "KVA_UPSTREAM_SELF" in problem
+    assert workers_problem(dataclasses.replace(listed, port=8003,
+                                               upstream_self="127.0.0.1:8002"), 1) == (None, [])
+    monkeypatch.setenv("KVA_UPSTREAMS", "127.0.0.1:8001,nonsense")
+    with pytest.raises(ValueError, match="KVA_UPSTREAMS"):
+        Settings.from_env()
