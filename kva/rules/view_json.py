@@ -6,17 +6,44 @@ built only from a :class:`PlayerView`, so it cannot leak what the view does not 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from kva.rules.actions import action_to_json
 from kva.rules.codes import END_NAMES
 from kva.rules.moves import public_move_to_json
 from kva.rules.tiles import DOUBLE_OF, IS_DOUBLE, OTHER_HALF, TILE_NAME
-from kva.rules.view import PlayerView
+from kva.rules.view import PlayerView, PublicMove
+
+#: Texts of moves already encoded, by the identity of the (immutable) move; kept alive by
+#: the entry itself, so an id is never reused while it is here. A view built after every action
+#: shares its moves with the previous one (:class:`kva.rules.view.PublicLog`), so all but the
+#: new move are found here.
+_MOVE_TEXTS: dict[int, tuple[PublicMove, str]] = {}
+_MOVE_TEXTS_KEPT = 50_000
 
 
-def view_to_json(view: PlayerView) -> dict[str, Any]:
-    """The JSON form of ``view`` (see module docstring; field names are stable)."""
+def moves_json_text(moves: tuple[PublicMove, ...]) -> str:
+    """``json.dumps`` of the ``moves`` of :func:`view_to_json`, compact and not ASCII-escaped
+    (as the play service sends states), each move encoded once in the process's life."""
+    texts = _MOVE_TEXTS
+    parts = []
+    for move in moves:
+        kept = texts.get(id(move))
+        if kept is None or kept[0] is not move:
+            if len(texts) >= _MOVE_TEXTS_KEPT:
+                texts.clear()
+            kept = (move, json.dumps(public_move_to_json(move), ensure_ascii=False,
+                                     separators=(",", ":")))
+            texts[id(move)] = kept
+        parts.append(kept[1])
+    return "[" + ",".join(parts) + "]"
+
+
+def view_to_json(view: PlayerView, *, moves: Any = None) -> dict[str, Any]:
+    """The JSON form of ``view`` (see module docstring; field names are stable). ``moves``,
+    if given, stands in for the list of moves (a placeholder the caller replaces by
+    :func:`moves_json_text` in the encoded text)."""
     board = view.board
     stavka_tile = DOUBLE_OF[board.stavka] if board.stavka >= 0 else None
     lines: dict[str, list[dict[str, Any]]] = {}
@@ -78,7 +105,7 @@ def view_to_json(view: PlayerView) -> dict[str, Any]:
             "opening": opening,
             "lines": lines,
         },
-        "moves": [public_move_to_json(m) for m in view.moves],
+        "moves": [public_move_to_json(m) for m in view.moves] if moves is None else moves,
         "legal": [action_to_json(c) for c in view.legal],
         "previous": [
             {

@@ -410,3 +410,26 @@ async def test_a_refused_or_cancelled_append_leaves_no_transaction_open(
             MatchAction.match_id == match_id, MatchAction.seq == version + 1))
     assert rows == 0
     await play.stop()
+
+
+async def test_states_encoded_with_kept_moves_are_the_plain_encoding(sessions) -> None:
+    """The play service encodes each state with the hand's moves put in as kept text
+    (commit.encoded_state): after every action of a whole match, for every viewer, the text
+    is exactly the plain encoding of the state message."""
+    from kva.service.play.commit import encode_state, encoded_state, state_message
+
+    play = _service(sessions)
+    match_id, ids = await _new_match(sessions, play)
+    rng = random.Random(3)
+    live = play._live[match_id]
+    checked = 0
+    while live.match is not None and not live.match.over and checked < 400:
+        for seat in (0, 1, None):
+            text = encoded_state(live, seat, None)
+            assert text == encode_state(state_message(live, seat, None))
+            json.loads(text)
+        await _step(play, match_id, ids, rng)
+        live = play._live[match_id]
+        checked += 1
+    assert checked > 20
+    await play.stop()
