@@ -72,6 +72,7 @@ class HardBot:
         spread: float = 0.0,
         follow: float = 0.0,
         shed_late: float = 0.0,
+        blind_threat: int = 0,
     ) -> None:
         #: Playouts per decision, shared among the legal moves.
         self.playouts = playouts
@@ -120,6 +121,10 @@ class HardBot:
         self.spread = spread
         self.follow = follow
         self.shed_late = shed_late
+        #: Playout policy: 1 makes my own playout choices read the opponent's reply blind (the
+        #: expected best over the tiles I cannot rule out, as at the table) instead of from the
+        #: guessed hand, so that the playouts do not credit me with knowledge I will not have.
+        self.blind_threat = blind_threat
 
     def choose(self, view: PlayerView, rng: random.Random) -> int:
         legal = view.legal
@@ -248,7 +253,7 @@ class HardBot:
         legal = view.legal
         value = self._valuer(view, knowledge.me)
         sums = [0.0] * len(legal)
-        run = self._playout_runner()
+        run = self._playout_runner(knowledge)
         for opp_hand, rest in guesses:
             state = knowledge.state(view, opp_hand, rest)
             seed = rng.getrandbits(32)
@@ -261,20 +266,22 @@ class HardBot:
                 break
         return sums
 
-    def _playout_runner(self) -> Callable[[HandState, int], None]:
+    def _playout_runner(self, knowledge: Knowledge) -> Callable[[HandState, int], None]:
         """Plays a state copy to the end of the hand with this bot's policy, from a seed."""
         noise = self.noise
         threat = self.threat
         lookahead = self.lookahead
         block = self.block
         spread, follow, shed_late = self.spread, self.follow, self.shed_late
-        extra = spread > 0.0 or follow > 0.0 or shed_late > 0.0
+        extra = spread > 0.0 or follow > 0.0 or shed_late > 0.0 or self.blind_threat > 0
+        me = knowledge.me if self.blind_threat > 0 else -1
+        possible = knowledge.possible_opponent_tiles() if me >= 0 else 0
         if extra:
 
             def run_extra(state: HandState, seed: int) -> None:
                 smart_playout(
                     state, random.Random(seed), noise, threat, lookahead, block,
-                    spread, follow, shed_late,
+                    spread, follow, shed_late, me, possible,
                 )
 
             return run_extra
@@ -310,7 +317,7 @@ class HardBot:
         playouts whatever the branching.
         """
         value = self._valuer(view, knowledge.me)
-        run = self._playout_runner()
+        run = self._playout_runner(knowledge)
         mix = self.reply_min
         samples = max(1, self.reply_samples)
         sums = [0.0] * len(moves)

@@ -37,6 +37,35 @@ def _reply_threat(after: HandState) -> int:
     return top
 
 
+def _blind_threat(after: HandState, cands: int, count: int) -> float:
+    """The expected most the player to move in ``after`` could score at once, if it holds
+    ``count`` tiles drawn from ``cands`` (each held with the same chance), as ``normal`` reads it:
+    the expected maximum over the candidate tiles that fit, taken best first."""
+    fits = cands & after.ends_mask
+    if not fits or count <= 0:
+        return 0.0
+    total = cands.bit_count()
+    q = min(1.0, count / total)
+    ask, value = after.ask, after.value
+    free, stavka = after.opening_double_free, after.stavka
+    replies: list[int] = []
+    while fits:
+        low = fits & -fits
+        fits ^= low
+        pts = best_points(ask, value, free, stavka, low.bit_length() - 1)
+        if pts:
+            replies.append(pts)
+    if not replies:
+        return 0.0
+    replies.sort(reverse=True)
+    out = 0.0
+    miss = 1.0
+    for r in replies:
+        out += r * q * miss
+        miss *= 1.0 - q
+    return out
+
+
 def playout(
     state: HandState,
     rng: random.Random,
@@ -47,6 +76,8 @@ def playout(
     spread: float = 0.0,
     follow: float = 0.0,
     shed_late: float = 0.0,
+    me: int = -1,
+    possible: int = 0,
 ) -> None:
     """Play ``state`` (a copy) to the end of the hand; see the module docstring.
 
@@ -54,12 +85,20 @@ def playout(
     plies that look at the reply: ``spread`` per number still in the mover's hand after the
     placement, ``follow`` when one of its remaining tiles fits the new ends, and ``shed_late``
     times the tile's pips times how far the hand is gone (1 - the smaller hand / 7).
+
+    With ``me`` >= 0, the choices of player ``me`` read the opponent's reply blind, as ``me``
+    would at the table: not from the guessed hand but as the expected best over the tiles
+    ``me`` cannot rule out (``possible``, less the tiles seen since), each held with the same
+    chance (:func:`_blind_threat`). The other player's choices still read the guess.
     """
     random_ = rng.random
     smart = lookahead
+    seen = 0
     while not state.over:
         codes = state.legal_codes()
         if len(codes) == 1:
+            if me >= 0 and codes[0] < OPEN_BASE:
+                seen |= TILE_BIT[codes[0] >> 2]
             state.apply_unchecked(codes[0])
             continue
         ask = state.ask
@@ -70,6 +109,9 @@ def playout(
         hand_size = state.hands[mover].bit_count()
         look = smart > 0 and (threat > 0.0 or block > 0.0)
         smart -= 1
+        blind = mover == me
+        cands = possible & ~seen & ~state.hands[mover] if blind and look else 0
+        count = state.hands[1 - mover].bit_count()
         keep = look and (spread > 0.0 or follow > 0.0 or shed_late > 0.0)
         mine = state.hands[mover]
         stage = 1.0 - min(hand_size, state.hands[1 - mover].bit_count()) / 7.0 if keep else 0.0
@@ -89,7 +131,10 @@ def playout(
                 after = state.copy()
                 after.apply_unchecked(code)
                 if not after.over:
-                    key -= threat * _reply_threat(after)
+                    if blind:
+                        key -= threat * _blind_threat(after, cands, count)
+                    else:
+                        key -= threat * _reply_threat(after)
                     if block and not after.hands[after.turn] & after.ends_mask:
                         key += block
                     if keep:
@@ -104,4 +149,6 @@ def playout(
             if key > best_key:
                 best_key = key
                 best = code
+        if me >= 0 and best < OPEN_BASE:
+            seen |= TILE_BIT[best >> 2]
         state.apply_unchecked(best)

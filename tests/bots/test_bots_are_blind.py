@@ -26,7 +26,7 @@ def blind_bots() -> list[Bot]:
                 shed_late=0.3, exact_nodes=3000, exact_guesses=8)
     )
     bots.append(HardBot(playouts=16, reply_depth=2, reply_top=2, reply_playouts=24,
-                        exact_nodes=0))
+                        exact_nodes=0, blind_threat=1))
     bots.append(HardV1Bot(playouts=24))
     return bots
 

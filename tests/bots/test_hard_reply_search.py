@@ -35,8 +35,8 @@ def test_the_reply_search_spends_its_budget_in_playouts() -> None:
     counted: list[int] = []
 
     class Counting(HardBot):
-        def _playout_runner(self):  # type: ignore[no-untyped-def]
-            run = super()._playout_runner()
+        def _playout_runner(self, knowledge):  # type: ignore[no-untyped-def]
+            run = super()._playout_runner(knowledge)
 
             def counting(state: HandState, seed: int) -> None:
                 counted.append(1)
@@ -121,3 +121,30 @@ def test_playouts_with_keeping_terms_finish_the_hand_reproducibly() -> None:
         assert finals[0] == finals[1]
         changed += finals[0] != finals[2]
     assert changed >= 1  # the terms do change some playouts
+
+
+def test_blind_threat_playouts_finish_and_change_only_my_own_choices() -> None:
+    changed = 0
+    for k, view in enumerate(_choices(seed=27, count=40)):
+        knowledge = Knowledge(view)
+        opp_hand, rest, _items = knowledge.sample(random.Random(k))
+        state = knowledge.state(view, opp_hand, rest)
+        possible = knowledge.possible_opponent_tiles()
+        finals = []
+        for me in (knowledge.me, knowledge.me, -1):
+            s = state.copy()
+            s.apply_unchecked(view.legal[0])  # the opponent moves first in the playout
+            smart_playout(s, random.Random(k), 0.35, 0.7, 4, 0.0, 0.0, 0.0, 0.0, me, possible)
+            assert s.over
+            finals.append((s.points, s.winner, s.end_points, s.hands))
+        assert finals[0] == finals[1]
+        changed += finals[0] != finals[2]
+    assert changed >= 1
+
+
+def test_blind_threat_decisions_are_legal_and_reproducible() -> None:
+    bot = HardBot(playouts=40, blind_threat=1, exact_nodes=0)
+    for k, view in enumerate(_choices(seed=28, count=30)):
+        code = bot.choose(view, random.Random(k))
+        assert code in view.legal
+        assert bot.choose(view, random.Random(k)) == code
