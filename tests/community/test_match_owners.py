@@ -118,6 +118,13 @@ def test_one_process_alone_has_no_owners(sessions: async_sessionmaker) -> None:
     assert play.owners is None  # the embedded default: every change made here, no extra hop
 
 
+class _Socket:
+    """A socket as the service's watchers see it."""
+
+    def __init__(self, seat: int | None) -> None:
+        self.seat = seat
+
+
 async def test_actions_at_the_other_process_are_forwarded_to_the_owner(
     cluster: Cluster, sessions: async_sessionmaker
 ) -> None:
@@ -125,8 +132,13 @@ async def test_actions_at_the_other_process_are_forwarded_to_the_owner(
     assert owner.owners is not None and other.owners is not None
     match_id, ids = await _new_match(sessions, owner)
     assert await cluster.lease(match_id) == owner.owners.me  # the creator holds the lease
-    sub = await other._broker.subscribe(topic(match_id))  # a socket of the other process
-    await asyncio.sleep(0.05)
+    # A socket on each process: the owner's keeps the match there; the other process's
+    # subscribes, says hello (the owner notes the remote watch and publishes to Redis).
+    owner.watchers.add(match_id, _Socket(0))
+    other.watchers.add(match_id, _Socket(None))
+    sub = await other._broker.subscribe(topic(match_id))
+    await other.state_for(match_id, None)
+    assert await cluster.lease(match_id) == owner.owners.me
 
     # The errors come back with the codes a local call raises.
     user, version, legal = await _position(sessions, other, match_id, ids)
