@@ -19,7 +19,9 @@ def two_routed_processes(serve_env: dict[str, str], nginx_binary: str,
     processes = [ServeProcess(serve_env, tmp_path / f"serve-{n}.log") for n in "ab"]
     upstreams = ",".join(f"127.0.0.1:{p.port}" for p in processes)
     for process in processes:  # each names itself by its KVA_HOST:KVA_PORT default
-        process.env = {**serve_env, "KVA_UPSTREAMS": upstreams}
+        process.env = {**serve_env, "KVA_UPSTREAMS": upstreams,
+                       # the counters are in the test Redis, shared with the other tests
+                       "KVA_TABLE_CREATE_RATE_IP": "1000/minute"}
     try:
         for process in processes:  # one after the other: the first applies the migrations
             process.start()
