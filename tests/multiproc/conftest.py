@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from multiproc_help import REDIS_URL, Nginx, ServeProcess, redis_up
+from multiproc_help import REDIS_URL, Nginx, ServeProcess, behind_nginx, redis_up
 from sqlalchemy.engine import make_url
 
 PG_URL = os.environ.get("KVA_TEST_DATABASE_URL", "")
@@ -82,18 +82,6 @@ def serve_env(fresh_pg: str, redis_url: str, tmp_path: Path) -> dict[str, str]:
 def two_processes_behind_nginx(serve_env: dict[str, str], nginx_binary: str,
                                tmp_path: Path) -> Iterator[tuple[Nginx, list[ServeProcess]]]:
     """Two ``kva serve`` processes (one database, one Redis) and nginx in front of both."""
-    env = serve_env
-    processes: list[ServeProcess] = []
-    try:
-        # One after the other: the first applies the migrations to the empty database.
-        for name in ("a", "b"):
-            processes.append(ServeProcess(env, tmp_path / f"serve-{name}.log").start())
-        nginx = Nginx(nginx_binary, tmp_path / "nginx",
-                      {"a": processes[0].port, "b": processes[1].port}).start()
-        try:
-            yield nginx, processes
-        finally:
-            nginx.stop()
-    finally:
-        for process in processes:
-            process.stop()
+    processes = [ServeProcess(serve_env, tmp_path / f"serve-{n}.log") for n in "ab"]
+    with behind_nginx(processes, nginx_binary, tmp_path) as both:
+        yield both

@@ -13,6 +13,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -281,3 +282,24 @@ class RoutedSocket:
         v = s["view"]
         return (s["status"] == "active" and not v["over"] and v["turn"] == s["you"]
                 and bool(v["legal"]) and v["legal"][0]["type"] == "play")
+
+
+@contextlib.contextmanager
+def behind_nginx(processes: list[ServeProcess], nginx_binary: str,
+                 tmp_path: Path) -> Iterator[tuple[Nginx, list[ServeProcess]]]:
+    """``processes`` (named a, b, ...) started one after the other (the first applies the
+    migrations to the empty database), nginx in front of them; all stopped afterwards."""
+    started: list[ServeProcess] = []
+    try:
+        for process in processes:
+            started.append(process.start())
+        nginx = Nginx(nginx_binary, tmp_path / "nginx",
+                      {name: p.port for name, p in zip("abcdefgh", processes, strict=False)}
+                      ).start()
+        try:
+            yield nginx, processes
+        finally:
+            nginx.stop()
+    finally:
+        for process in started:
+            process.stop()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from multiproc_help import ROUTE_HEADER, UPSTREAM_HEADER, Nginx, ServeProcess
+from multiproc_help import ROUTE_HEADER, UPSTREAM_HEADER, Nginx, ServeProcess, behind_nginx
 
 
 @pytest.fixture
@@ -22,19 +22,8 @@ def two_routed_processes(serve_env: dict[str, str], nginx_binary: str,
         process.env = {**serve_env, "KVA_UPSTREAMS": upstreams,
                        # the counters are in the test Redis, shared with the other tests
                        "KVA_TABLE_CREATE_RATE_IP": "1000/minute"}
-    try:
-        for process in processes:  # one after the other: the first applies the migrations
-            process.start()
-        nginx = Nginx(nginx_binary, tmp_path / "nginx",
-                      {"a": processes[0].port, "b": processes[1].port}).start()
-        try:
-            yield nginx, processes
-        finally:
-            nginx.stop()
-    finally:
-        for process in processes:
-            process.stop()
-
+    with behind_nginx(processes, nginx_binary, tmp_path) as both:
+        yield both
 
 async def test_matches_created_on_a_process_are_routed_back_to_it(
     two_routed_processes: tuple[Nginx, list[ServeProcess]],
