@@ -179,19 +179,23 @@ class PublicLog:
     log gained since. A hand's log only grows, so the entries seen so far are a prefix of it: the
     last one seen is still the same object at the same place. Anything else (a different hand
     state behind the same :class:`~kva.rules.match.PlayedHand`) starts again from the deal.
+    It holds no reference back to its hand (the hand is passed in), so a finished match is
+    freed by reference counting, with no cycle for the garbage collector to find.
     """
 
-    __slots__ = ("_played", "_replay", "_seen", "_last", "_moves", "summary")
+    __slots__ = ("_replay", "_seen", "_last", "_moves", "summary")
 
-    def __init__(self, played: PlayedHand) -> None:
-        self._played = played
+    def __init__(self) -> None:
         #: The hand's summary once it is over, and the result it was made of (kept by
         #: :func:`player_view`).
         self.summary: tuple[HandSummary | None, object] = (None, None)
-        self._restart()
+        self._replay: HandState | None = None
+        self._seen = 0
+        self._last: object = None
+        #: The moves seen so far by each kind of viewer (0, 1, None, ``_REVEAL``).
+        self._moves: dict[int | str | None, list[PublicMove]] = {}
 
-    def _restart(self) -> None:
-        played = self._played
+    def _restart(self, played: PlayedHand) -> HandState:
         self._replay = HandState.from_deal(
             played.deal,
             played.opener,
@@ -199,24 +203,24 @@ class PublicLog:
             forced_opening=played.state.forced_opening,
         )
         self._seen = 0
-        self._last: object = None
-        #: The moves seen so far by each kind of viewer (0, 1, None, ``_REVEAL``).
-        self._moves: dict[int | str | None, list[PublicMove]] = {
-            0: [], 1: [], None: [], _REVEAL: []}
+        self._last = None
+        self._moves = {0: [], 1: [], None: [], _REVEAL: []}
+        return self._replay
 
-    def moves(self, viewer: int | str | None) -> tuple[PublicMove, ...]:
-        """The moves so far as ``viewer`` sees them."""
-        log = self._played.state.log
+    def moves(self, played: PlayedHand, viewer: int | str | None) -> tuple[PublicMove, ...]:
+        """The moves of ``played`` (the hand this log is kept with) so far, as ``viewer``
+        sees them."""
+        log = played.state.log
         seen = self._seen
-        if seen > len(log) or (seen and log[seen - 1] is not self._last):
-            self._restart()
+        replay = self._replay
+        if replay is None or seen > len(log) or (seen and log[seen - 1] is not self._last):
+            replay = self._restart(played)
             seen = 0
         if seen < len(log):
-            self._extend(log, seen)
+            self._extend(replay, log, seen)
         return tuple(self._moves[viewer])
 
-    def _extend(self, log: list[LogEntry], start: int) -> None:
-        replay = self._replay
+    def _extend(self, replay: HandState, log: list[LogEntry], start: int) -> None:
         seat0, seat1, spectator, everyone = (
             self._moves[0], self._moves[1], self._moves[None], self._moves[_REVEAL])
         for i in range(start, len(log)):
@@ -257,8 +261,8 @@ def hand_moves(
         raise ValueError(f"no player {viewer!r}")
     public = played.public
     if public is None:
-        public = played.public = PublicLog(played)
-    return public.moves(_REVEAL if reveal_draws else viewer)
+        public = played.public = PublicLog()
+    return public.moves(played, _REVEAL if reveal_draws else viewer)
 
 
 def _board(state: HandState) -> BoardView:
@@ -289,7 +293,7 @@ def _summary(number: int, played: PlayedHand) -> HandSummary:
     hand no longer changes and every view of the match lists it."""
     public = played.public
     if public is None:
-        public = played.public = PublicLog(played)
+        public = played.public = PublicLog()
     summary, of = public.summary
     if summary is None or summary.number != number or of is not played.result:
         summary = _summarize(number, played)

@@ -417,3 +417,26 @@ def test_a_public_log_left_behind_by_another_state_starts_again() -> None:
     assert len(after) == len(before)
     assert after != before
     assert after == _fresh_moves(played, 0, False)
+
+
+def test_a_match_and_its_views_leave_no_cyclic_garbage() -> None:
+    """Views keep their moves with each hand (PublicLog) without a reference back, so a
+    finished match is freed by reference counting: nothing for the garbage collector, whose
+    pauses grow with what it must walk (docs/performance.md)."""
+    import gc
+
+    gc.collect()
+    gc.disable()
+    try:
+        for seed in range(5):
+            match = Match(75, "draw", random.Random(seed))
+            chooser = random.Random(seed)
+            while not match.over:
+                player_view(match, 0)
+                player_view(match, None)
+                hand_moves(match.hands[-1], 1, reveal_draws=True)
+                match.apply(chooser.choice(match.legal_codes()))
+            del match
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
