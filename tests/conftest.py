@@ -1,4 +1,5 @@
-"""Fixtures every database-backed test folder shares: a fresh database per test.
+"""Fixtures every database-backed test folder shares: a fresh database per test, and a migrated
+session factory on it (``sessions``).
 
 SQLite by default (a new file per test). With
 ``KVA_TEST_DATABASE_URL=postgresql+asyncpg://postgres@127.0.0.1:5432/<db>`` the session creates
@@ -11,11 +12,15 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from sqlalchemy.engine import make_url
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import async_sessionmaker
 
 PG_URL = os.environ.get("KVA_TEST_DATABASE_URL")
 
@@ -63,3 +68,17 @@ async def redis_url() -> str:
     if not await redis_up():
         pytest.skip(f"no Redis at {REDIS_URL}")
     return REDIS_URL
+
+
+@pytest.fixture
+async def sessions(database_url: str) -> AsyncIterator[async_sessionmaker]:
+    """A session factory on the migrated test database."""
+    from kva.storage.db import create_engine, session_factory
+    from kva.storage.migrate import upgrade
+
+    engine = create_engine(database_url)
+    await upgrade(engine)
+    try:
+        yield session_factory(engine)
+    finally:
+        await engine.dispose()

@@ -8,32 +8,18 @@ from __future__ import annotations
 import dataclasses
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import uvicorn
-from sqlalchemy.ext.asyncio import async_sessionmaker
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
 
 from webhelp import ServerThread  # noqa: E402
 
-from kva.storage.db import create_engine, session_factory  # noqa: E402
-from kva.storage.migrate import upgrade  # noqa: E402
 from kva.web.app import create_app  # noqa: E402
-
-
-@pytest.fixture
-async def sessions(database_url: str) -> AsyncIterator[async_sessionmaker]:
-    """A session factory on the migrated test database."""
-    engine = create_engine(database_url)
-    await upgrade(engine)
-    try:
-        yield session_factory(engine)
-    finally:
-        await engine.dispose()
 
 
 class Server(ServerThread):

@@ -9,69 +9,27 @@ from __future__ import annotations
 
 import asyncio
 import random
-import secrets
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from community_help import make_user
-from redis_help import REDIS_URL, redis_up
+from owners_help import Cluster, running_cluster
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
 from kva.rules import verify_record
 from kva.service import PlayError
-from kva.service.broker import MemoryBroker, RedisBroker
+from kva.service.broker import MemoryBroker
 from kva.service.play import PlayService, topic
-from kva.service.play.owners import Owners
 from kva.storage import repo
 from kva.storage.models import MatchAction
 
 
-class Cluster:
-    """Play services ("processes") on one database and Redis, with their own brokers."""
-
-    def __init__(self, sessions: async_sessionmaker) -> None:
-        self.sessions = sessions
-        self.prefix = f"kva-test:{secrets.token_hex(4)}:own:"
-        self.services: list[PlayService] = []
-        self.brokers: list[RedisBroker] = []
-
-    async def process(self, *, ttl_ms: int = 1000, timeout: float = 0.3) -> PlayService:
-        broker = RedisBroker(REDIS_URL)
-        await broker.start()
-        self.brokers.append(broker)
-        owners = Owners(REDIS_URL, broker, prefix=self.prefix, ttl_ms=ttl_ms, timeout=timeout)
-        play = PlayService(self.sessions, broker, forced_delay=3600, bot_delay=3600,
-                           rng_factory=random.Random, owners=owners)
-        await play.start()
-        self.services.append(play)
-        return play
-
-    async def lease(self, match_id: str) -> str | None:
-        import redis.asyncio as redis
-
-        client = redis.from_url(REDIS_URL, decode_responses=True)
-        try:
-            holder = await client.get(self.prefix + match_id)
-            return None if holder is None else str(holder)
-        finally:
-            await client.aclose()
-
-    async def close(self) -> None:
-        for play in self.services:
-            await play.stop()
-        for broker in self.brokers:
-            await broker.stop()
-
-
 @pytest.fixture
 async def cluster(sessions: async_sessionmaker) -> AsyncIterator[Cluster]:
-    if not await redis_up():
-        pytest.skip(f"no Redis at {REDIS_URL}")
-    c = Cluster(sessions)
-    yield c
-    await c.close()
+    async with running_cluster(sessions) as c:
+        yield c
 
 
 async def _new_match(sessions: async_sessionmaker, play: PlayService) -> tuple[str, list[int]]:

@@ -21,27 +21,14 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
-from redis_help import REDIS_URL, redis_up
+from owners_help import Cluster, running_cluster
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from webhelp import ServerThread, Visitor
 
 from kva.service.broker import RedisBroker, Subscription
 from kva.service.play import PlayService, topic, viewer_key
-from kva.service.play.owners import Owners
-from kva.storage.db import create_engine, session_factory
-from kva.storage.migrate import upgrade
 from kva.storage.models import User
 from kva.web.services import services
-
-
-@pytest.fixture
-async def sessions(database_url: str) -> AsyncIterator[async_sessionmaker]:
-    engine = create_engine(database_url)
-    await upgrade(engine)
-    try:
-        yield session_factory(engine)
-    finally:
-        await engine.dispose()
 
 
 class RedisSpy:
@@ -66,52 +53,10 @@ class RedisSpy:
         broker._redis.publish = publish
 
 
-class Cluster:
-    """Play services on one database and Redis, each with its own broker and owners."""
-
-    def __init__(self, sessions: async_sessionmaker) -> None:
-        self.sessions = sessions
-        self.prefix = f"kva-test:{secrets.token_hex(4)}:own:"
-        self.services: list[PlayService] = []
-        self.brokers: list[RedisBroker] = []
-
-    async def process(self, *, ttl_ms: int = 1000, timeout: float = 0.3,
-                      watch_s: float = 0.2) -> PlayService:
-        broker = RedisBroker(REDIS_URL)
-        await broker.start()
-        self.brokers.append(broker)
-        owners = Owners(REDIS_URL, broker, prefix=self.prefix, ttl_ms=ttl_ms, timeout=timeout)
-        owners.watch_s = watch_s
-        play = PlayService(self.sessions, broker, forced_delay=3600, bot_delay=3600,
-                           rng_factory=random.Random, owners=owners)
-        await play.start()
-        self.services.append(play)
-        return play
-
-    async def lease(self, match_id: str) -> str | None:
-        import redis.asyncio as redis
-
-        client = redis.from_url(REDIS_URL, decode_responses=True)
-        try:
-            holder = await client.get(self.prefix + match_id)
-            return None if holder is None else str(holder)
-        finally:
-            await client.aclose()
-
-    async def close(self) -> None:
-        for play in self.services:
-            await play.stop()
-        for broker in self.brokers:
-            await broker.stop()
-
-
 @pytest.fixture
 async def cluster(sessions: async_sessionmaker) -> AsyncIterator[Cluster]:
-    if not await redis_up():
-        pytest.skip(f"no Redis at {REDIS_URL}")
-    c = Cluster(sessions)
-    yield c
-    await c.close()
+    async with running_cluster(sessions, watch_s=0.2) as c:
+        yield c
 
 
 class Viewer:
