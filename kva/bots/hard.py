@@ -186,11 +186,7 @@ class HardBot:
                 break
             for i, v in enumerate(values):
                 sums[i] += count * v
-        best = 0
-        for i in range(1, len(legal)):
-            if sums[i] > sums[best]:
-                best = i
-        return legal[best]
+        return legal[_argmax(sums)]
 
     def _additive(self, view: PlayerView) -> bool:
         """Whether :meth:`_valuer` values by points (additive) rather than by match chance."""
