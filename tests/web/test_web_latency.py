@@ -87,7 +87,13 @@ async def test_action_to_broadcast_latency(server: ServerThread) -> None:
             await a.close()
             await b.close()
             assert not a.errors and not b.errors, (a.errors, b.errors)
-            assert check_stream(a, first) == check_stream(b, first)
+            # Both saw the same states; the last sample may end the loop mid-match, so a state
+            # the server published after it (a forced draw) can reach one socket before the
+            # other closes: one stream may be longer by those, never different.
+            seen_a, seen_b = check_stream(a, first), check_stream(b, first)
+            shorter, longer = sorted((seen_a, seen_b), key=len)
+            assert longer[:len(shorter)] == shorter, (seen_a, seen_b)
+            assert len(longer) - len(shorter) <= 2, (seen_a, seen_b)
             matches += 1
     samples.sort()
     p50 = statistics.median(samples)
