@@ -118,3 +118,16 @@ def playout(state: HandState, rng: random.Random, noise: float = 0.35) -> None:
                 best_key = key
                 best = code
         state.apply_unchecked(best)
+
+
+def expected_best(replies: list[int], q: float) -> float:
+    """The expected largest of ``replies`` when each is available independently with chance
+    ``q`` (the opponent holds that tile): taken best first, each counts if no better one is
+    held. ``replies`` is sorted in place. ``normal`` prices the opponent's reply with it."""
+    replies.sort(reverse=True)
+    out = 0.0
+    miss = 1.0
+    for r in replies:
+        out += r * q * miss
+        miss *= 1.0 - q
+    return out

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 
-from kva.bots.fast import best_points, code_pips, points_of
+from kva.bots.fast import best_points, code_pips, expected_best, points_of
 from kva.bots.knowledge import Knowledge
 from kva.rules import PlayerView
 from kva.rules.codes import OPEN_BASE
@@ -82,12 +82,7 @@ class NormalBot:
                 for t in possible_list:
                     if TILE_BIT[t] & ends:
                         replies.append(best_points(ask, value, free, stavka, t))
-                replies.sort(reverse=True)
-                threat = 0.0
-                miss = 1.0
-                for r in replies:
-                    threat += r * q * miss
-                    miss *= 1.0 - q
+                threat = expected_best(replies, q)
                 blocked = not possible & ends
                 numbers = sum(1 for n in range(7) if left & NUMBER_MASK[n])
                 follow = 0

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 
-from kva.bots.fast import DOUBLE_FIVE, best_points, sum_after
+from kva.bots.fast import DOUBLE_FIVE, best_points, expected_best, sum_after
 from kva.rules import HandState
 from kva.rules.codes import OPEN_BASE
 from kva.rules.hand import SCORE_OF_SUM
@@ -55,15 +55,7 @@ def _blind_threat(after: HandState, cands: int, count: int) -> float:
         pts = best_points(ask, value, free, stavka, low.bit_length() - 1)
         if pts:
             replies.append(pts)
-    if not replies:
-        return 0.0
-    replies.sort(reverse=True)
-    out = 0.0
-    miss = 1.0
-    for r in replies:
-        out += r * q * miss
-        miss *= 1.0 - q
-    return out
+    return expected_best(replies, q)
 
 
 def playout(
