@@ -32,7 +32,7 @@ from kva.service.accounts import REGISTERED, find_registered
 from kva.service.broker import Broker
 from kva.service.play import LiveMatch, PlayService
 from kva.storage.botapi import ApiToken, BotAccount, Challenge
-from kva.storage.models import MatchRow, SessionRow, User, utcnow
+from kva.storage.models import MatchRow, User, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -265,17 +265,6 @@ async def token_is_live(sessions: async_sessionmaker[AsyncSession], hashed: str)
     async with sessions() as session:
         found = await session.scalar(select(ApiToken.id).where(
             ApiToken.token_hash == hashed, ApiToken.revoked_at.is_(None)))
-    return found is not None
-
-
-async def session_user_is_bot(sessions: async_sessionmaker[AsyncSession],
-                              session_token_hash: str) -> bool:
-    """Whether the live session with this token hash belongs to a bot account."""
-    async with sessions() as session:
-        found = await session.scalar(
-            select(BotAccount.user_id).join(SessionRow, SessionRow.user_id == BotAccount.user_id)
-            .where(SessionRow.token_hash == session_token_hash,
-                   SessionRow.revoked_at.is_(None)))
     return found is not None
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 import asyncio
 import secrets
 import sqlite3
+from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import (
     CursorResult,
@@ -44,6 +45,7 @@ from kva.storage.models import (
 _ACTIONS = cast(Table, MatchAction.__table__)
 _MATCHES = cast(Table, MatchRow.__table__)
 _SESSIONS = cast(Table, SessionRow.__table__)
+T = TypeVar("T")
 
 
 #: The journal inserts, built once (a statement built per call costs more than the INSERT).
@@ -66,13 +68,21 @@ class SessionEnded(Exception):
     """A change made for a session that is revoked (or gone): nothing was written."""
 
 
+#: How many guest nicknames :func:`create_guest` tries (more digits every three).
+GUEST_NAME_TRIES = 12
+
+
+def guest_nickname(attempt: int) -> str:
+    """A random guest nickname, ``guest-NNNN`` (a digit more every three attempts)."""
+    digits = 4 + attempt // 3
+    return f"guest-{secrets.randbelow(9 * 10 ** (digits - 1)) + 10 ** (digits - 1)}"
+
+
 async def create_guest(sessions: async_sessionmaker[AsyncSession]) -> User:
     """Create and commit a guest user named ``guest-NNNN`` (more digits if the name is taken)."""
-    for attempt in range(12):
-        digits = 4 + attempt // 3
-        nickname = f"guest-{secrets.randbelow(9 * 10 ** (digits - 1)) + 10 ** (digits - 1)}"
+    for attempt in range(GUEST_NAME_TRIES):
         async with sessions() as session:
-            user = User(nickname=nickname, kind="guest")
+            user = User(nickname=guest_nickname(attempt), kind="guest")
             session.add(user)
             try:
                 await session.commit()
@@ -80,6 +90,28 @@ async def create_guest(sessions: async_sessionmaker[AsyncSession]) -> User:
                 await session.rollback()
                 continue
             return user
+    raise RuntimeError("could not find a free guest nickname")
+
+
+async def create_guest_with(
+    sessions: async_sessionmaker[AsyncSession],
+    also: Callable[[AsyncSession, User], Awaitable[T]],
+) -> tuple[User, T]:
+    """:func:`create_guest`, with what ``also`` adds committed in the same transaction:
+    ``also`` is called with the session and the new user (its id assigned) before the
+    commit; its result is returned with the user."""
+    for attempt in range(GUEST_NAME_TRIES):
+        async with sessions() as session:
+            user = User(nickname=guest_nickname(attempt), kind="guest")
+            session.add(user)
+            try:
+                await session.flush()  # the user's id (a taken nickname fails here)
+                result = await also(session, user)
+                await session.commit()
+            except IntegrityError:
+                await session.rollback()
+                continue
+            return user, result
     raise RuntimeError("could not find a free guest nickname")
 
 

@@ -38,9 +38,9 @@ from kva.service.botapi import BotApiError, BotCaller, Challenges
 from kva.service.broker import Subscription
 from kva.service.play import topic, viewer_key
 from kva.service.ratelimit import parse_limits
-from kva.service.sessions import COOKIE, MAX_COOKIE, token_hash
+from kva.service.sessions import COOKIE, MAX_COOKIE
 from kva.storage.botapi import BotAccount
-from kva.web.identity import ensure_user
+from kva.web.identity import ensure_user, session_of
 from kva.web.pages import error_page
 from kva.web.render import _LOADER as TEMPLATE_LOADER
 from kva.web.render import render
@@ -621,7 +621,9 @@ _GUARDED_WS = ("/ws/m/", "/ws/quick")
 class BotWebGuard:
     """Refuses bot accounts' browser sessions on the pages and sockets people play with:
     403 for those pages and forms, a refused handshake (close 4403) for match and quick-game
-    sockets. Costs one query only on those paths, and only with a session cookie."""
+    sockets. Costs one query only on those paths, and only with a session cookie: the read of
+    the live session (:func:`kva.web.identity.session_of`), which the identity middleware and
+    the match socket then take from the scope instead of reading it again."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -659,7 +661,10 @@ class BotWebGuard:
         app = scope.get("app")
         if app is None or getattr(app.state, "services", None) is None:
             return False
-        return await bots.session_user_is_bot(services(app).sessions, token_hash(cookie))
+        # the whole live session, kept in the scope: the identity middleware and the match
+        # socket behind this guard use it rather than reading the session again
+        live = await session_of(scope, services(app).sessions, cookie)
+        return live is not None and live.bot
 
 
 # ---------------------------------------------------------------------- wiring

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from fastapi import Request
 from itsdangerous import BadSignature, URLSafeSerializer
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from starlette.types import Scope
 
-from kva.service.sessions import guest_with_session
+from kva.service.sessions import LiveSession, guest_with_session, live_session
 from kva.storage.models import User
 from kva.web.security import client_ip
 from kva.web.services import services
@@ -45,6 +47,26 @@ class SessionCodec:
             return None
         uid = data.get("uid") if isinstance(data, dict) else None
         return uid if isinstance(uid, int) and not isinstance(uid, bool) else None
+
+
+#: Where :func:`session_of` keeps what it read, in the ASGI scope of the request or socket.
+SCOPE_KEY = "kva.live_session"
+
+
+async def session_of(scope: Scope, sessions: async_sessionmaker[AsyncSession],
+                     token: str | None) -> LiveSession | None:
+    """The live session of ``token`` (:func:`~kva.service.sessions.live_session`), read once
+    per request or socket handshake: the bot guard (:class:`kva.web.botapi.BotWebGuard`),
+    the identity middleware and the match socket each need it, one after the other, within
+    the same request; the first reads it and keeps the answer in ``scope`` for the others.
+    Only an answer for this very token is reused, and only for this scope (a later request,
+    or a frame of the socket, reads the session again)."""
+    kept = scope.get(SCOPE_KEY)
+    if kept is not None and kept[0] == token:
+        return kept[1]  # type: ignore[no-any-return]
+    found = await live_session(sessions, token)
+    scope[SCOPE_KEY] = (token, found)
+    return found
 
 
 async def ensure_user(request: Request) -> User:

@@ -17,9 +17,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kva.i18n import COOKIE_NAME as LANG_COOKIE
 from kva.i18n import negotiate_locale
-from kva.service.sessions import identify
+from kva.service.sessions import Identity, identify_legacy
 from kva.web import pages
-from kva.web.identity import COOKIE, MAX_AGE, SessionCodec
+from kva.web.identity import COOKIE, MAX_AGE, SessionCodec, session_of
 from kva.web.security import client_ip, origin_ok
 from kva.web.services import services
 from kva.web.settings import Settings
@@ -68,8 +68,10 @@ class IdentityAndLanguage:
             # The cookie is a session token (kva.service.sessions); a cookie of the old signed
             # scheme is exchanged once for a session of the same user. Without a session the
             # visitor has no user until a route needs one (kva.web.identity.ensure_user).
-            who = await identify(services(request).sessions, cookie, self.codec.loads(cookie),
-                                 client_ip(request))
+            sessions = services(request).sessions
+            live = await session_of(scope, sessions, cookie)  # read once (the bot guard's)
+            who = Identity(live.user, cookie) if live is not None else await identify_legacy(
+                sessions, self.codec.loads(cookie), client_ip(request))
             if who is not None:
                 state.user = who.user
                 state.session_token = who.token

@@ -29,7 +29,8 @@ from kva.service.play import topic, viewer_key
 from kva.service.presence import CLAIM_TYPE, Presence
 from kva.service.ratings import match_ratings_message
 from kva.service.rematch import REMATCH_TYPES
-from kva.service.sessions import COOKIE, session_is_live, token_hash, user_for_token
+from kva.service.sessions import COOKIE, session_is_live, token_hash
+from kva.web.identity import session_of
 from kva.web.security import client_ip, origin_ok
 from kva.web.services import services
 from kva.web.settings import Settings
@@ -120,24 +121,36 @@ async def _relay(conn: Connection, sub: Subscription, presence: Presence) -> Non
             await conn.send_state(message["version"], text)
 
 
-async def _resync(conn: Connection, service: PlayService) -> None:
-    """Answer ``hello`` with the current state (see :meth:`Connection.resync`)."""
+async def _resync(conn: Connection, service: PlayService) -> str:
+    """Answer ``hello`` with the current state (see :meth:`Connection.resync`); the match's
+    status in it."""
     asked_at = conn.states_sent
     state = cast(StateMessage, await service.state_for(conn.match_id, conn.user_id))
     conn.seat = state["you"]
     await conn.resync(state, asked_at)
+    return state["status"]
 
 
-async def _community_status(conn: Connection) -> None:
-    """After a hello: who is away (with the time left to their grace period), where the
-    rematch stands once the match is over, and the rating change of a rated match."""
+async def _community_status(conn: Connection, status: str) -> None:
+    """After a hello (whose state had the match's ``status``): who is away (with the time
+    left to their grace period), where the rematch stands once the match is over, and the
+    rating change of a rated match.
+
+    The rematch and the ratings exist only once the match is finished (an offer needs a
+    finished match, :class:`~kva.service.rematch.RematchService`; a rating is written in the
+    transaction that finishes it), so a match not finished in the state just sent reads
+    neither: both players' sockets say hello while the match is being set up. The socket
+    subscribed to the match's topic before its hello, so whatever comes later (the finishing
+    state with its ratings, each rematch change) reaches it there."""
     svc = services(conn.ws)
     for message in svc.presence.messages(conn.match_id):
         if message["seat"] != conn.seat:
             await conn.send(message)
-    status = await svc.rematch.status(conn.match_id)
-    if status["state"] != "none":
-        await conn.send(status)
+    if status != "finished":
+        return
+    rematch = await svc.rematch.status(conn.match_id)
+    if rematch["state"] != "none":
+        await conn.send(rematch)
     rated = await match_ratings_message(svc.sessions, conn.match_id)
     if rated is not None:  # a page opened after a rated match ended still shows the change
         await conn.send(rated)
@@ -180,8 +193,7 @@ async def _handle(conn: Connection, service: PlayService, text: str) -> None:
     if kind != "action" and await _session_ended(conn):  # an action's write checks it
         return
     if kind == "hello":
-        await _resync(conn, service)
-        await _community_status(conn)
+        await _community_status(conn, await _resync(conn, service))
         return
     try:
         if kind in REMATCH_TYPES:
@@ -211,7 +223,8 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
     svc = services(ws)
     service = svc.play
     token = ws.cookies.get(COOKIE)
-    user = await user_for_token(svc.sessions, token)
+    live = await session_of(ws.scope, svc.sessions, token)  # the bot guard read it already
+    user = live.user if live is not None else None
     user_id = user.id if user is not None else None
     try:
         info = await service.info(match_id, user_id) if len(match_id) <= 24 else None
