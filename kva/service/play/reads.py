@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from kva.service.errors import NotFound
 from kva.service.play.commit import state_message
 from kva.service.play.live import LiveMatch, LiveStore
+from kva.service.play.tables import TableInfo
 from kva.storage import repo
 
 
@@ -56,10 +57,18 @@ class Reads:
         sessions: async_sessionmaker[AsyncSession],
         store: LiveStore,
         may_watch: Callable[[LiveMatch, int | None], Awaitable[bool]],
+        table_of: Callable[[str], Awaitable[TableInfo | None]] | None = None,
     ) -> None:
         self._sessions = sessions
         self._store = store
         self._may_watch = may_watch
+        #: The table of a match (:meth:`Tables.table_of`, which remembers them).
+        self._table_of = table_of if table_of is not None else self._read_table
+
+    async def _read_table(self, match_id: str) -> TableInfo | None:
+        async with self._sessions() as session:
+            row = await repo.table_of_match(session, match_id)
+        return TableInfo.of(row) if row is not None else None
 
     async def info(self, match_id: str, user_id: int | None) -> MatchInfo:
         """The facts the game page renders (raises :class:`NotFound`)."""
@@ -67,8 +76,7 @@ class Reads:
         token, has_password, open_table = None, False, False
         seat = live.seat_of(user_id)
         if live.status == "waiting" and seat == 0:
-            async with self._sessions() as session:
-                table = await repo.table_of_match(session, match_id)
+            table = await self._table_of(match_id)
             if table is not None:
                 token, has_password = table.token, table.password_hash is not None
                 open_table = table.kind == "open"

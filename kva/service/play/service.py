@@ -72,7 +72,8 @@ class PlayService:
                               self._started, self._seeds)
         if new_match_id is not None:  # behind nginx: ids its hash sends to this process
             self._tables.new_match_id = new_match_id
-        self._reads = Reads(sessions, self._store, self._tables.may_watch)
+        self._reads = Reads(sessions, self._store, self._tables.may_watch,
+                            self._tables.table_of)
         self._acting = Acting(self._store, self._committer)
         #: Called with a match whenever this process takes up its state: after every
         #: committed change and whenever it is loaded (a restart, a match another process
@@ -518,8 +519,8 @@ class PlayService:
             await self.owners.stop()
 
     def on_tables_changed(self, listener: Callable[[], Awaitable[None]]) -> None:
-        """Call ``listener`` after a waiting table is opened, taken or cancelled (the lobby
-        republishes its list)."""
+        """Call ``listener`` after an open table is opened or taken, or a waiting table is
+        cancelled (the lobby republishes its list of open tables)."""
         self._tables.listeners.append(listener)
 
     async def may_watch(self, match_id: str, user_id: int | None) -> bool:

@@ -12,7 +12,9 @@ from __future__ import annotations
 import logging
 import random
 import secrets
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -31,6 +33,23 @@ from kva.storage.models import MatchRow, TableRow, utcnow
 log = logging.getLogger(__name__)
 
 OPPONENTS = "bot:easy, bot:normal, bot:hard, friend, open or player"
+#: How many tables :class:`Tables` remembers (their rows never change once written).
+TABLES_KEPT = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class TableInfo:
+    """What a ``tables`` row says. A row is written once, with its match, and never changed
+    nor deleted, so a copy held in memory stays true on every process."""
+
+    match_id: str
+    token: str
+    password_hash: str | None
+    kind: str
+
+    @classmethod
+    def of(cls, row: TableRow) -> TableInfo:
+        return cls(row.match_id, row.token, row.password_hash, row.kind)
 
 
 class Tables:
@@ -61,6 +80,12 @@ class Tables:
         #: Called with each match created here, once it is served (the play service takes
         #: its lease).
         self.adopt: Callable[[str], Awaitable[None]] | None = None
+        #: The tables created or read here lately, by token and by match id (see
+        #: :class:`TableInfo`): the creator's game page and the join of a new table read
+        #: nothing. Only tables found are kept; the least recently used go beyond
+        #: :data:`TABLES_KEPT`.
+        self._by_token: OrderedDict[str, TableInfo] = OrderedDict()
+        self._by_match: dict[str, TableInfo] = {}
 
     # ------------------------------------------------------------------ one path
     def new_match(
@@ -155,6 +180,9 @@ class Tables:
                 session.add(TableRow(match_id=live.id, token=token, password_hash=hashed,
                                      created_by=creator_id,
                                      kind="open" if opponent == "open" else "closed"))
+        if token is not None:  # committed
+            self._keep(TableInfo(live.id, token, hashed, "open" if opponent == "open"
+                                 else "closed"))
         self._serve(live)
         if self.adopt is not None:
             await self.adopt(live.id)
@@ -181,10 +209,45 @@ class Tables:
         self._started(await self._store.fresh(match_id))
 
     # ------------------------------------------------------------------ tables
+    def _keep(self, table: TableInfo) -> None:
+        self._by_token[table.token] = table
+        self._by_token.move_to_end(table.token)
+        self._by_match[table.match_id] = table
+        while len(self._by_token) > TABLES_KEPT:
+            _token, old = self._by_token.popitem(last=False)
+            self._by_match.pop(old.match_id, None)
+
+    async def table_by_token(self, token: str) -> TableInfo | None:
+        """The table whose link carries ``token``, or None."""
+        table = self._by_token.get(token)
+        if table is not None:
+            self._by_token.move_to_end(token)
+            return table
+        async with self._sessions() as session:
+            row = await repo.table_by_token(session, token)
+        if row is None:
+            return None
+        table = TableInfo.of(row)
+        self._keep(table)
+        return table
+
+    async def table_of(self, match_id: str) -> TableInfo | None:
+        """The table of the match ``match_id``, or None (a bot match or a quick game)."""
+        table = self._by_match.get(match_id)
+        if table is not None:
+            self._by_token.move_to_end(table.token)
+            return table
+        async with self._sessions() as session:
+            row = await repo.table_of_match(session, match_id)
+        if row is None:
+            return None
+        table = TableInfo.of(row)
+        self._keep(table)
+        return table
+
     async def table(self, token: str) -> tuple[str, bool]:
         """The match id behind a table token and whether the table has a password."""
-        async with self._sessions() as session:
-            table = await repo.table_by_token(session, token)
+        table = await self.table_by_token(token)
         if table is None:
             raise NotFound(token)
         return table.match_id, table.password_hash is not None
@@ -203,12 +266,13 @@ class Tables:
         :class:`RatedOnly` when a rated table is still waiting and the joiner is not
         ``registered`` (guests play casual only).
         """
-        async with self._sessions() as session:
-            table = await repo.table_by_token(session, token)
-            granted = table is not None and await repo.has_watch_grant(
-                session, table.match_id, user_id)
+        table = await self.table_by_token(token)
         if table is None:
             raise NotFound(token)
+        # whether they gave the password before: read only where a password matters
+        granted: bool | None = None
+        if table.password_hash is not None:
+            granted = await self._granted(table.match_id, user_id)
         live = await self._store.fresh(table.match_id)
         seat = live.seat_of(user_id)
         if seat is not None:
@@ -220,8 +284,11 @@ class Tables:
         if live.rated and not registered and live.status == "waiting":
             raise RatedOnly(token)
         if await self.seat(live.id, user_id, nickname):
-            await self.changed()
+            if table.kind == "open":  # the lobby lists open tables only
+                await self.changed()
             return live.id, 1
+        if live.private and granted is None:
+            granted = await self._granted(live.id, user_id)
         if live.private and not granted:
             async with self._sessions() as session, session.begin():
                 await repo.grant_watch(session, live.id, user_id)
@@ -261,6 +328,10 @@ class Tables:
                 return False
         await self.changed()
         return True
+
+    async def _granted(self, match_id: str, user_id: int) -> bool:
+        async with self._sessions() as session:
+            return await repo.has_watch_grant(session, match_id, user_id)
 
     async def may_watch(self, live: LiveMatch, user_id: int | None) -> bool:
         """Whether ``user_id`` may watch ``live``: anyone may watch a public match; a private
