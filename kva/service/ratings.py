@@ -111,6 +111,10 @@ async def rate_finished_match(
     """
     now = now or utcnow()
     row = await session.get(MatchRow, match_id)
+    # The session's identity map holds the rows it loaded only weakly: kept alive for the rest
+    # of this transaction, the row is the one coins.finish_match reads next (no second SELECT
+    # of the whole row in the commit that finishes every match).
+    session.info["kva.finished_match"] = row
     if row is None or row.status != "finished" or not await is_rated_pairing(session, row):
         return []
     assert row.seat0_user_id is not None and row.seat1_user_id is not None
