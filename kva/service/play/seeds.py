@@ -223,13 +223,19 @@ class Seeds:
             fair.client_seeds[seat] = seed
             fair.seed_by[seat] = by
             return True
-        await self._reload(live)
+        await self._reload(live, always=True)
         return False
 
-    async def _reload(self, live: LiveMatch) -> None:
-        """The seeds as stored (another process may have taken one)."""
+    async def _reload(self, live: LiveMatch, *, always: bool = False) -> None:
+        """The seeds as stored (another process may have taken one). Nothing is read where
+        this process's copy is the truth, as :meth:`LiveStore.fresh` reads nothing there:
+        alone, or the match's owner (every seed is stored by the owner's guarded write, and
+        a copy behind the stored seeds is caught by that write: refused, it reads them
+        ``always``)."""
         fair = live.fair
         if fair is None:
+            return
+        if not always and (not self._store.shared or self._store.owned(live.id)):
             return
         async with self._sessions() as session:
             row = await fair_store.get_fair(session, live.id)
