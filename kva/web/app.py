@@ -76,7 +76,7 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
         await lobby_service.attendance.start()
         await sweeper.start()
         try:
-            async with collecting_old_garbage():
+            async with collecting_old_garbage(settings.full_collection_every):
                 yield
         finally:
             await sweeper.stop()

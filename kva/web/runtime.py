@@ -29,8 +29,9 @@ log = logging.getLogger(__name__)
 #: they took 12-37 ms, at the same CPU (docs/performance.md, "Third session").
 THRESHOLDS: tuple[int, int, int] = (5_000, 200, 100)
 _tuned: list[bool] = []
-#: Seconds between two full collections (see :func:`collecting_old_garbage`).
-FULL_COLLECTION_EVERY = 60.0
+#: Seconds between two full collections (see :func:`collecting_old_garbage`; the setting
+#: ``KVA_GC_FULL_EVERY`` of :class:`kva.web.settings.Settings` passes another).
+FULL_COLLECTION_EVERY = 600.0
 
 
 def tune_gc(thresholds: tuple[int, int, int] = THRESHOLDS) -> None:
@@ -50,13 +51,15 @@ async def collecting_old_garbage(every: float = FULL_COLLECTION_EVERY) -> AsyncI
 
     Generations are triggered by the net growth of tracked objects, and a server's net growth
     is small: with :data:`THRESHOLDS` a full collection would come after 100 million of it,
-    in practice never, so the reference cycles that outlived a young collection (requests'
-    task groups, tracebacks) piled up in the old generation: RSS climbed ~14 MiB every 30 s
-    at 100 live matches, round after round of the same load. The frozen start-up heap is not
-    walked, so a full collection costs in proportion to the live matches and the garbage since
-    the last one: at 400 live matches a pause every 15 s raised p99 from 18 to 57 ms, every
-    60 s it stayed at 41 ms, and the memory held is at most a minute's garbage
-    (docs/performance.md, "memory across rounds")."""
+    in practice never, so the reference cycles that outlived a young collection piled up in the
+    old generation: RSS climbed ~14 MiB every 30 s at 100 live matches, round after round of
+    the same load. Most of it was closed WebSockets (each held its deflate contexts in a cycle
+    until a full collection), which are now freed when they close
+    (:mod:`kva.web.wsprotocol`); what is left is a few hundred objects a minute (requests'
+    tracebacks, SQLAlchemy statements). The frozen start-up heap is not walked, but every live
+    match is: at 500 live matches a full collection stops the process for 200-280 ms, so it
+    runs rarely (every 10 minutes by default): then one pause touches ~0.1 % of the actions
+    between two, under any p99 (docs/performance.md, "Fifth session")."""
 
     async def collect() -> None:
         while True:

@@ -17,6 +17,13 @@ from kva.service.routing import HashRing, match_ids_for
 from kva.web.security import Network, parse_allowed_origins, parse_trusted_proxies
 
 
+def _positive_float(name: str, default: float) -> float:
+    value = _float(name, default)
+    if value == 0:
+        raise ValueError(f"{name} must be more than 0 seconds")
+    return value
+
+
 def _float(name: str, default: float) -> float:
     raw = os.environ.get(name)
     if raw is None or raw == "":
@@ -107,6 +114,9 @@ class Settings:
     #: Seconds a seated player's browser has to send its kva-fair/1 client seed before the
     #: server chooses one (``KVA_SEED_WAIT``; docs/fairness.md).
     seed_wait: float = 5.0
+    #: Seconds between two full garbage collections of a serving process
+    #: (``KVA_GC_FULL_EVERY``; :func:`kva.web.runtime.collecting_old_garbage`).
+    full_collection_every: float = 600.0
     secure_cookies: bool = False
     disconnect_grace: float = 60.0
     first_move_timeout: float = 120.0
@@ -189,6 +199,7 @@ class Settings:
             forced_delay=_float("KVA_FORCED_DELAY", 0.6),
             bot_delay=_float("KVA_BOT_DELAY", 0.8),
             seed_wait=_float("KVA_SEED_WAIT", 5.0),
+            full_collection_every=_positive_float("KVA_GC_FULL_EVERY", 600.0),
             secure_cookies=os.environ.get("KVA_SECURE_COOKIES", "") in ("1", "true", "yes"),
             disconnect_grace=_float("KVA_DISCONNECT_GRACE", 60.0),
             first_move_timeout=_float("KVA_FIRST_MOVE_TIMEOUT", 120.0),
