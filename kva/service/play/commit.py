@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import logging
 import random
-import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
@@ -14,7 +13,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from kva.rules import FORMAT, Match, PlayerView, player_view, write_record
-from kva.rules.view_json import moves_json_text, view_to_json
+from kva.rules.view_json import view_json_text, view_to_json
 from kva.service import coins
 from kva.service.broker import Broker
 from kva.service.errors import PlayError
@@ -73,29 +72,28 @@ def revealed(live: LiveMatch) -> bool:
 
 
 def encode_state(state: dict[str, Any]) -> str:
-    """The JSON text of a ``state`` message, as every socket sends it."""
-    return json.dumps(state, ensure_ascii=False, separators=(",", ":"))
+    """The JSON text of a ``state`` message, as every socket sends it: ``json.dumps(state,
+    ensure_ascii=False, separators=(",", ":"))``."""
+    return _encode(state)
 
 
-#: What stands for the moves in a state being encoded (:func:`encoded_state`): a string no
-#: client can write (a NUL and a secret drawn at start), replaced by the moves' text.
-_MOVES_HOLE = "\x00" + secrets.token_hex(8)
-_MOVES_HOLE_JSON = json.dumps(_MOVES_HOLE)
+#: :func:`encode_state`'s encoder, made once (``json.dumps`` with options makes one per call).
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def encoded_state(
     live: LiveMatch, seat: int | None, event: EventSource | None,
     extra: dict[str, Any] | None = None,
 ) -> str:
-    """``encode_state(state_message(...))``, the same text, built faster: the moves of the
-    hand (the longest part) are put in as text, each move encoded once
-    (:func:`kva.rules.view_json.moves_json_text`), instead of encoded again in every state.
-    The only strings before the view's moves are the engine's own (settings, tile and end
-    names), so the first match of the placeholder is the right one."""
+    """``encode_state(state_message(...))``, the same text, built faster: the view is written
+    as text from kept fragments (:func:`kva.rules.view_json.view_json_text`: the moves and
+    finished hands each encoded once, the board once for all its viewers, tables for tiles and
+    actions) instead of built as a dict and encoded again in every state; only what follows
+    the view (the event, the players, ...) goes through ``json.dumps``."""
     view = view_of(live, seat)
-    text = encode_state(_message(live, seat, view, event, extra,
-                                 view_to_json(view, moves=_MOVES_HOLE)))
-    return text.replace(_MOVES_HOLE_JSON, moves_json_text(view.moves), 1)
+    after = encode_state(_after_view(live, seat, view, event, extra))
+    return (f'{{"type":"state","version":{live.version},"view":{view_json_text(view)},'
+            + after[1:])
 
 
 def state_message(
@@ -104,22 +102,22 @@ def state_message(
 ) -> dict[str, Any]:
     """The ``state`` message for one viewer: their view and the event as they see it."""
     view = view_of(live, seat)
-    return _message(live, seat, view, event, extra, view_to_json(view))
+    return {"type": "state", "version": live.version, "view": view_to_json(view),
+            **_after_view(live, seat, view, event, extra)}
 
 
-def _message(
+def _after_view(
     live: LiveMatch, seat: int | None, view: PlayerView, event: EventSource | None,
-    extra: dict[str, Any] | None, view_json: dict[str, Any],
+    extra: dict[str, Any] | None,
 ) -> dict[str, Any]:
+    """The fields of a ``state`` message after its view, in order (:func:`encoded_state`
+    relies on the view being the last field before them)."""
     seen = None
     if event is not None:
         seen = event(view)
         if extra:
             seen = {**seen, **extra}
     return {
-        "type": "state",
-        "version": live.version,
-        "view": view_json,
         "event": seen,
         "status": live.status,
         "players": [s.public() for s in live.seats],
