@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import jinja2
 from fastapi import Request
 from fastapi.responses import HTMLResponse
+from markupsafe import Markup
 
 from kva.i18n import jinja_env
 
@@ -20,6 +23,8 @@ def render(request: Request, name: str, context: dict[str, Any] | None = None,
     """``name`` rendered for this request's language, user and path."""
     locale: str = request.state.locale
     env = jinja_env(locale, _LOADER)
+    if "js_strings" not in env.globals:
+        env.globals["js_strings"] = _js_strings(env)
     ctx = {
         "request": request,
         "user": getattr(request.state, "user", None),
@@ -28,6 +33,17 @@ def render(request: Request, name: str, context: dict[str, Any] | None = None,
     ctx.update(context or {})
     html = env.get_template(name).render(ctx)
     return HTMLResponse(html, status_code=status_code)
+
+
+def _js_strings(env: jinja2.Environment) -> Callable[[], Markup]:
+    """``js_strings()`` for the pages of ``env``: templates/_js_strings.html (every text the
+    JavaScript shows, in the environment's language), rendered once, as it depends on the
+    language alone. It took half of the CPU of rendering a game page."""
+    @functools.cache
+    def js_strings() -> Markup:
+        return Markup(env.get_template("_js_strings.html").render())
+
+    return js_strings
 
 
 def translator(request: Request):  # type: ignore[no-untyped-def]
