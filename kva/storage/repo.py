@@ -34,6 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, a
 from kva.storage.journal import assemble
 from kva.storage.models import (
     MatchAction,
+    MatchFair,
     MatchRow,
     SessionRow,
     TableRow,
@@ -45,6 +46,8 @@ from kva.storage.models import (
 _ACTIONS = cast(Table, MatchAction.__table__)
 _MATCHES = cast(Table, MatchRow.__table__)
 _SESSIONS = cast(Table, SessionRow.__table__)
+_FAIR = cast(Table, MatchFair.__table__)
+_TABLES = cast(Table, TableRow.__table__)
 T = TypeVar("T")
 
 
@@ -113,6 +116,30 @@ async def create_guest_with(
                 continue
             return user, result
     raise RuntimeError("could not find a free guest nickname")
+
+
+def _column_values(obj: Any, table: Table) -> dict[str, Any]:
+    """The values an INSERT of ``obj`` (a new mapped object) writes: its columns that are set;
+    left out (None), a column gets its default or NULL, as the ORM's own INSERT would."""
+    values = {}
+    for column in table.columns:
+        value = getattr(obj, column.key)
+        if value is not None:
+            values[column.key] = value
+    return values
+
+
+async def insert_match(session: AsyncSession, row: MatchRow, fair: MatchFair | None,
+                       table: TableRow | None = None) -> None:
+    """Write a new match: its row, its kva-fair/1 row and its table (if any), in the caller's
+    transaction, with Core INSERTs of the same values that adding the objects and flushing
+    would write: no unit of work for rows written once (on SQLite 2.0 -> 1.3 ms of CPU per
+    new table, microbenchmark). The objects themselves stay out of the session."""
+    await session.execute(insert(_MATCHES), _column_values(row, _MATCHES))
+    if fair is not None:
+        await session.execute(insert(_FAIR), _column_values(fair, _FAIR))
+    if table is not None:
+        await session.execute(insert(_TABLES), _column_values(table, _TABLES))
 
 
 async def get_user(session: AsyncSession, user_id: int) -> User | None:

@@ -171,18 +171,16 @@ class Tables:
         token = secrets.token_urlsafe(18) if opponent in ("friend", "open") else None
         hashed = await hash_password(password, "table") if protected and password else None
         row.stake = stake
+        kind = "open" if opponent == "open" else "closed"
+        table = None if token is None else TableRow(
+            match_id=live.id, token=token, password_hash=hashed, created_by=creator_id,
+            kind=kind, created_at=utcnow())
         async with self._sessions() as session, session.begin():
-            session.add(row)
-            await session.flush()
+            await repo.insert_match(session, row, row.fair, table)
             if stake:  # the creator covers it; a quick game starts now: both stakes move
                 await coins.match_created(session, live.id)
-            if token is not None:
-                session.add(TableRow(match_id=live.id, token=token, password_hash=hashed,
-                                     created_by=creator_id,
-                                     kind="open" if opponent == "open" else "closed"))
         if token is not None:  # committed
-            self._keep(TableInfo(live.id, token, hashed, "open" if opponent == "open"
-                                 else "closed"))
+            self._keep(TableInfo(live.id, token, hashed, kind))
         self._serve(live)
         if self.adopt is not None:
             await self.adopt(live.id)
