@@ -183,7 +183,7 @@ class PublicLog:
     freed by reference counting, with no cycle for the garbage collector to find.
     """
 
-    __slots__ = ("_replay", "_seen", "_last", "_moves", "summary")
+    __slots__ = ("_replay", "_seen", "_last", "_moves", "summary", "_board")
 
     def __init__(self) -> None:
         #: The hand's summary once it is over, and the result it was made of (kept by
@@ -194,6 +194,21 @@ class PublicLog:
         self._last: object = None
         #: The moves seen so far by each kind of viewer (0, 1, None, ``_REVEAL``).
         self._moves: dict[int | str | None, list[PublicMove]] = {}
+        #: The last board made, with the hand state, log length and last log entry it shows.
+        self._board: tuple[BoardView, object, int, object] | None = None
+
+    def board(self, state: HandState) -> BoardView:
+        """The board of ``state`` (the hand this log is kept with), the same object for every
+        viewer until the hand's log grows: both players and the spectators of one version see
+        one board, made once."""
+        log = state.log
+        last = log[-1] if log else None
+        kept = self._board
+        if kept is not None and kept[1] is state and kept[2] == len(log) and kept[3] is last:
+            return kept[0]
+        board = _board(state)
+        self._board = (board, state, len(log), last)
+        return board
 
     def _restart(self, played: PlayedHand) -> HandState:
         self._replay = HandState.from_deal(
@@ -259,10 +274,14 @@ def hand_moves(
     costs only the actions since the last call."""
     if viewer not in (0, 1, None):
         raise ValueError(f"no player {viewer!r}")
+    return _public_log(played).moves(played, _REVEAL if reveal_draws else viewer)
+
+
+def _public_log(played: PlayedHand) -> PublicLog:
     public = played.public
     if public is None:
         public = played.public = PublicLog()
-    return public.moves(played, _REVEAL if reveal_draws else viewer)
+    return public
 
 
 def _board(state: HandState) -> BoardView:
@@ -291,9 +310,7 @@ def _board(state: HandState) -> BoardView:
 def _summary(number: int, played: PlayedHand) -> HandSummary:
     """The finished hand ``played`` as everyone sees it; kept with the hand, since a finished
     hand no longer changes and every view of the match lists it."""
-    public = played.public
-    if public is None:
-        public = played.public = PublicLog()
+    public = _public_log(played)
     summary, of = public.summary
     if summary is None or summary.number != number or of is not played.result:
         summary = _summarize(number, played)
@@ -344,7 +361,7 @@ def player_view(match: Match, player: int | None) -> PlayerView:
         forced_opening=(
             state.forced_opening if state.forced_opening >= 0 and state.placed == 0 else None
         ),
-        board=_board(state),
+        board=_public_log(current).board(state),
         moves=hand_moves(current, player),
         legal=tuple(state.legal_codes()) if mine else (),
         passes=state.passes,

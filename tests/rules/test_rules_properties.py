@@ -41,7 +41,7 @@ from kva.rules.tiles import (
     round_up_to_five,
     tiles_of,
 )
-from kva.rules.view import _summarize, hand_moves
+from kva.rules.view import _board, _summarize, hand_moves
 from kva.rules.view_json import view_to_json
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
@@ -391,6 +391,42 @@ def test_the_kept_public_log_matches_a_replay_from_the_deal(seed: int, bazaar: s
                 assert kept == _fresh_moves(played, viewer, reveal)
         finished = [(i + 1, h) for i, h in enumerate(match.hands) if h.result is not None]
         assert player_view(match, 0).previous == tuple(_summarize(n, h) for n, h in finished)
+
+
+@given(SEEDS, BAZAAR)
+@FAST
+def test_the_kept_board_is_the_board_of_the_state_now_and_shared_by_every_viewer(
+        seed: int, bazaar: str) -> None:
+    """Views keep the current hand's board with its public log: after every action it is the
+    board made afresh from the state, and one object for both players and the spectators."""
+    for match in _steps(seed, bazaar):
+        views = [player_view(match, viewer) for viewer in (0, 1, None)]
+        assert views[0].board == _board(match.hands[-1].state)
+        assert views[1].board is views[0].board and views[2].board is views[0].board
+
+
+def test_a_board_left_behind_by_another_state_is_made_again() -> None:
+    """A hand whose state was replaced by one of the same log length gets its own board."""
+    match = Match(75, "draw", random.Random(11))
+    chooser = random.Random(3)
+    while True:
+        match.apply(chooser.choice(match.legal_codes()))
+        played = match.hands[-1]
+        log = played.state.log
+        if len(log) >= 4 and not played.state.over:
+            branch = HandState.from_deal(played.deal, played.opener,
+                                         forced_opening=played.state.forced_opening)
+            for entry in log[:-1]:
+                branch.apply_unchecked(entry[1])
+            others = [c for c in branch.legal_codes()
+                      if c != log[-1][1] and c < OPEN_BASE]
+            if others:
+                break
+    before = player_view(match, 0).board
+    branch.apply_unchecked(others[0])
+    played.state = branch
+    after = player_view(match, 0).board
+    assert after == _board(branch) and after != before
 
 
 def test_a_public_log_left_behind_by_another_state_starts_again() -> None:
