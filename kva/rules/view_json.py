@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from json.encoder import encode_basestring
-from typing import Any
+from typing import Any, TypeVar
 
 from kva.rules.actions import action_to_json
 from kva.rules.codes import DRAW, END_NAMES, OPEN_BASE, PASS
@@ -40,15 +40,25 @@ _MOVE_TEXTS_KEPT = 50_000
 def moves_json_text(moves: tuple[PublicMove, ...]) -> str:
     """``json.dumps`` of the ``moves`` of :func:`view_to_json`, compact and not ASCII-escaped
     (as the play service sends states), each move encoded once in the process's life."""
-    texts = _MOVE_TEXTS
+    return _kept_texts_joined(moves, _MOVE_TEXTS, _MOVE_TEXTS_KEPT, public_move_to_json)
+
+
+_Kept = TypeVar("_Kept")
+
+
+def _kept_texts_joined(items: tuple[_Kept, ...], texts: dict[int, tuple[_Kept, str]],
+                       at_most: int, to_json: Callable[[_Kept], Any]) -> str:
+    """The JSON list of ``items``, each item's text taken from ``texts`` (by the identity of
+    the immutable item, which the entry keeps alive, so an id is never reused while it is
+    there) or encoded once and kept; ``texts`` starts again empty at ``at_most`` entries."""
     parts = []
-    for move in moves:
-        kept = texts.get(id(move))
-        if kept is None or kept[0] is not move:
-            if len(texts) >= _MOVE_TEXTS_KEPT:
+    for item in items:
+        kept = texts.get(id(item))
+        if kept is None or kept[0] is not item:
+            if len(texts) >= at_most:
                 texts.clear()
-            kept = (move, _encode(public_move_to_json(move)))
-            texts[id(move)] = kept
+            kept = (item, _encode(to_json(item)))
+            texts[id(item)] = kept
         parts.append(kept[1])
     return "[" + ",".join(parts) + "]"
 
@@ -226,17 +236,7 @@ def _board_text(board: BoardView) -> str:
 
 
 def _previous_text(previous: tuple[HandSummary, ...]) -> str:
-    texts = _SUMMARY_TEXTS
-    parts = []
-    for summary in previous:
-        kept = texts.get(id(summary))
-        if kept is None or kept[0] is not summary:
-            if len(texts) >= _SUMMARY_TEXTS_KEPT:
-                texts.clear()
-            kept = (summary, _encode(_summary_to_json(summary)))
-            texts[id(summary)] = kept
-        parts.append(kept[1])
-    return "[" + ",".join(parts) + "]"
+    return _kept_texts_joined(previous, _SUMMARY_TEXTS, _SUMMARY_TEXTS_KEPT, _summary_to_json)
 
 
 def view_json_text(view: PlayerView) -> str:

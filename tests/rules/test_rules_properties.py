@@ -393,6 +393,27 @@ def test_the_kept_public_log_matches_a_replay_from_the_deal(seed: int, bazaar: s
         assert player_view(match, 0).previous == tuple(_summarize(n, h) for n, h in finished)
 
 
+def _a_hand_that_could_have_gone_another_way(
+        *, plays_only: bool) -> tuple[Match, PlayedHand, HandState, list[int]]:
+    """A match, its current hand, a state of that hand replayed up to (not with) its last
+    action, and the other actions (only plays, if ``plays_only``) that state allows there."""
+    match = Match(75, "draw", random.Random(11))
+    chooser = random.Random(3)
+    while True:
+        match.apply(chooser.choice(match.legal_codes()))
+        played = match.hands[-1]
+        log = played.state.log
+        if len(log) >= 4 and not played.state.over:
+            branch = HandState.from_deal(played.deal, played.opener,
+                                         forced_opening=played.state.forced_opening)
+            for entry in log[:-1]:
+                branch.apply_unchecked(entry[1])
+            others = [c for c in branch.legal_codes()
+                      if c != log[-1][1] and (c < OPEN_BASE or not plays_only)]
+            if others:
+                return match, played, branch, others
+
+
 @given(SEEDS, BAZAAR)
 @FAST
 def test_the_kept_board_is_the_board_of_the_state_now_and_shared_by_every_viewer(
@@ -407,21 +428,7 @@ def test_the_kept_board_is_the_board_of_the_state_now_and_shared_by_every_viewer
 
 def test_a_board_left_behind_by_another_state_is_made_again() -> None:
     """A hand whose state was replaced by one of the same log length gets its own board."""
-    match = Match(75, "draw", random.Random(11))
-    chooser = random.Random(3)
-    while True:
-        match.apply(chooser.choice(match.legal_codes()))
-        played = match.hands[-1]
-        log = played.state.log
-        if len(log) >= 4 and not played.state.over:
-            branch = HandState.from_deal(played.deal, played.opener,
-                                         forced_opening=played.state.forced_opening)
-            for entry in log[:-1]:
-                branch.apply_unchecked(entry[1])
-            others = [c for c in branch.legal_codes()
-                      if c != log[-1][1] and c < OPEN_BASE]
-            if others:
-                break
+    match, played, branch, others = _a_hand_that_could_have_gone_another_way(plays_only=True)
     before = player_view(match, 0).board
     branch.apply_unchecked(others[0])
     played.state = branch
@@ -432,20 +439,7 @@ def test_a_board_left_behind_by_another_state_is_made_again() -> None:
 def test_a_public_log_left_behind_by_another_state_starts_again() -> None:
     """A hand whose state was replaced by one that went another way at the last action (a log
     of the same length) is replayed afresh."""
-    match = Match(75, "draw", random.Random(11))
-    chooser = random.Random(3)
-    while True:
-        match.apply(chooser.choice(match.legal_codes()))
-        played = match.hands[-1]
-        log = played.state.log
-        if len(log) >= 4 and not played.state.over:
-            branch = HandState.from_deal(played.deal, played.opener,
-                                         forced_opening=played.state.forced_opening)
-            for entry in log[:-1]:
-                branch.apply_unchecked(entry[1])
-            others = [c for c in branch.legal_codes() if c != log[-1][1]]
-            if others:
-                break
+    _match, played, branch, others = _a_hand_that_could_have_gone_another_way(plays_only=False)
     before = hand_moves(played, 0)
     branch.apply_unchecked(others[0])
     played.state = branch

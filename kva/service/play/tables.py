@@ -217,26 +217,23 @@ class Tables:
 
     async def table_by_token(self, token: str) -> TableInfo | None:
         """The table whose link carries ``token``, or None."""
-        table = self._by_token.get(token)
-        if table is not None:
-            self._by_token.move_to_end(token)
-            return table
-        async with self._sessions() as session:
-            row = await repo.table_by_token(session, token)
-        if row is None:
-            return None
-        table = TableInfo.of(row)
-        self._keep(table)
-        return table
+        return await self._kept_or_read(self._by_token.get(token), repo.table_by_token, token)
 
     async def table_of(self, match_id: str) -> TableInfo | None:
         """The table of the match ``match_id``, or None (a bot match or a quick game)."""
-        table = self._by_match.get(match_id)
-        if table is not None:
-            self._by_token.move_to_end(table.token)
-            return table
+        return await self._kept_or_read(self._by_match.get(match_id), repo.table_of_match,
+                                        match_id)
+
+    async def _kept_or_read(
+        self, kept: TableInfo | None,
+        read: Callable[[AsyncSession, str], Awaitable[TableRow | None]], key: str,
+    ) -> TableInfo | None:
+        """``kept`` (marked as just used), or the table ``read`` finds by ``key``, kept."""
+        if kept is not None:
+            self._by_token.move_to_end(kept.token)
+            return kept
         async with self._sessions() as session:
-            row = await repo.table_of_match(session, match_id)
+            row = await read(session, key)
         if row is None:
             return None
         table = TableInfo.of(row)
