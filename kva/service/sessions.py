@@ -126,32 +126,12 @@ _LIVE_SESSION = (
 )
 
 
-async def user_for_token(sessions: async_sessionmaker[AsyncSession],
-                         token: str | None) -> User | None:
-    """The user of a live session with ``token``; None for a missing, unknown or revoked one
-    (:func:`live_session`)."""
-    found = await live_session(sessions, token)
-    return found.user if found is not None else None
-
-
-async def identify(sessions: async_sessionmaker[AsyncSession], cookie: str | None,
-                   legacy_user_id: int | None = None,
-                   address: str | None = None) -> Identity | None:
-    """Who sends ``cookie``: its session's user, or (for an old signed cookie whose user id is
-    ``legacy_user_id``) that user with a new session; None for nobody (no row is created: see
-    :func:`guest_with_session`)."""
-    user = await user_for_token(sessions, cookie)
-    if user is not None:
-        assert cookie is not None
-        return Identity(user, cookie)
-    return await identify_legacy(sessions, legacy_user_id, address)
-
-
 async def identify_legacy(sessions: async_sessionmaker[AsyncSession],
                           legacy_user_id: int | None,
                           address: str | None = None) -> Identity | None:
     """The user of an old signed cookie (whose user id is ``legacy_user_id``) with a new
-    session, or None (see :func:`identify`)."""
+    session, or None: what a cookie that is no live session's token (:func:`live_session`)
+    may still say. No row is created for nobody (see :func:`guest_with_session`)."""
     if legacy_user_id is not None:
         async with sessions() as session:
             legacy = await repo.get_user(session, legacy_user_id)
@@ -216,7 +196,7 @@ async def session_is_live(sessions: async_sessionmaker[AsyncSession],
         async with sessions() as session:
             return await session.scalar(_IS_LIVE, {"digest": digest}) is not None
     dialect = bind.dialect
-    if (dialect.name, dialect.driver) not in (("sqlite", "aiosqlite"), ("postgresql", "asyncpg")):
+    if not repo.sent_direct(dialect):
         async with bind.connect() as conn:
             return await conn.scalar(_IS_LIVE, {"digest": digest}) is not None
     # A socket makes this check for every frame that is not an action: one SELECT sent to the

@@ -83,17 +83,11 @@ def guest_nickname(attempt: int) -> str:
 
 async def create_guest(sessions: async_sessionmaker[AsyncSession]) -> User:
     """Create and commit a guest user named ``guest-NNNN`` (more digits if the name is taken)."""
-    for attempt in range(GUEST_NAME_TRIES):
-        async with sessions() as session:
-            user = User(nickname=guest_nickname(attempt), kind="guest")
-            session.add(user)
-            try:
-                await session.commit()
-            except IntegrityError:
-                await session.rollback()
-                continue
-            return user
-    raise RuntimeError("could not find a free guest nickname")
+    return (await create_guest_with(sessions, _nothing_more))[0]
+
+
+async def _nothing_more(session: AsyncSession, user: User) -> None:
+    return None
 
 
 async def create_guest_with(
@@ -221,6 +215,17 @@ async def append_change(
     return True
 
 
+#: The drivers a statement on a hot path goes to directly, not through SQLAlchemy's cursor,
+#: transaction and pool reset (:func:`append_journal`;
+#: :func:`kva.service.sessions.session_is_live`).
+_DIRECT_DRIVERS = (("sqlite", "aiosqlite"), ("postgresql", "asyncpg"))
+
+
+def sent_direct(dialect: Dialect) -> bool:
+    """Whether a hot statement goes straight to this dialect's driver (aiosqlite, asyncpg)."""
+    return (dialect.name, dialect.driver) in _DIRECT_DRIVERS
+
+
 def _driver_sql(dialect: Dialect, guarded: bool) -> tuple[str, tuple[str, ...]]:
     key = (dialect.name, guarded)
     if key not in _DRIVER_SQL:
@@ -248,7 +253,7 @@ async def append_journal(
     """
     dialect = engine.dialect
     driver_name = dialect.driver
-    if (dialect.name, driver_name) not in (("sqlite", "aiosqlite"), ("postgresql", "asyncpg")):
+    if not sent_direct(dialect):
         async with engine.begin() as conn:
             return await append_change(conn, match_id, seq, change, player_session)
     sql, order = _driver_sql(dialect, player_session is not None)

@@ -24,9 +24,9 @@ from kva.service.coins import CoinError
 from kva.service.lobby import TOPIC, Lobby, LobbyError, view_for
 from kva.service.messages import error
 from kva.service.quickgame import QuickGame, QuickGameError, Search
-from kva.service.sessions import COOKIE, user_for_token
+from kva.service.sessions import COOKIE
 from kva.storage.models import User
-from kva.web.identity import ensure_user
+from kva.web.identity import ensure_user, session_of
 from kva.web.render import render, translator
 from kva.web.security import client_ip, origin_ok
 from kva.web.services import services
@@ -151,7 +151,9 @@ async def quick(request: Request) -> Response:
 
 
 async def _ws_user(ws: WebSocket) -> User | None:
-    return await user_for_token(services(ws).sessions, ws.cookies.get(COOKIE))
+    # the bot guard in front of /ws/quick read the session already (kept in the scope)
+    live = await session_of(ws.scope, services(ws).sessions, ws.cookies.get(COOKIE))
+    return live.user if live is not None else None
 
 
 def _ws_origin_ok(ws: WebSocket) -> bool:
