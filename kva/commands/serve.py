@@ -76,15 +76,16 @@ def uvicorn_options(settings: Settings, log_level: str,
                     environ: Mapping[str, str]) -> dict[str, Any]:
     """What every serving process is run with: frames of at most 64 KiB, no proxy headers
     (kva's own middleware reads them, from the trusted proxies only), per-message deflate
-    unless ``KVA_WS_DEFLATE=0``, and a WebSocket protocol whose objects are freed when its
-    connection ends (:mod:`kva.web.wsprotocol`)."""
-    from kva.web.wsprotocol import FreedOnCloseWebSocketProtocol
+    unless ``KVA_WS_DEFLATE=0``, and WebSocket and HTTP protocols whose objects are freed when
+    their connection ends or is upgraded (:mod:`kva.web.wsprotocol`)."""
+    from kva.web.wsprotocol import FreedOnCloseWebSocketProtocol, FreedOnUpgradeHttpToolsProtocol
 
     deflate = environ.get("KVA_WS_DEFLATE", "1").strip().lower() not in ("0", "false", "no",
                                                                           "off")
     return {"host": settings.host, "port": settings.port, "log_level": log_level,
             "ws_max_size": 64 * 1024, "proxy_headers": False,
-            "ws_per_message_deflate": deflate, "ws": FreedOnCloseWebSocketProtocol}
+            "ws_per_message_deflate": deflate, "ws": FreedOnCloseWebSocketProtocol,
+            "http": FreedOnUpgradeHttpToolsProtocol}
 
 
 def run(args: argparse.Namespace) -> int:
