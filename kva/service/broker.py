@@ -12,23 +12,60 @@ import contextlib
 import json
 import logging
 import secrets
-from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections import defaultdict, deque
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Protocol
+
+from kva.service.eager import run_eagerly
 
 log = logging.getLogger(__name__)
 
+#: What a subscription with a handler calls with each message (a socket's delivery).
+Handler = Callable[[dict[str, Any]], Awaitable[None]]
+
 
 class Subscription:
-    """A stream of messages on one topic; iterate it, and ``close()`` it when done."""
+    """A stream of messages on one topic; iterate it, and ``close()`` it when done.
 
-    def __init__(self, topic: str, broker: _FanOut) -> None:
+    Or, with a ``handler``, messages are not queued for an iterator: each is handed to the
+    handler at once, run in the publisher's task up to its first wait
+    (:func:`kva.service.eager.run_eagerly`). A match socket's delivery of a state (pick the
+    viewer's text, send it) almost never waits, so a commit reaches its sockets with no task
+    woken per socket, and no relay task waits between messages. A delivery that has to wait
+    goes on in a task, and the messages that come meanwhile wait behind it, in order."""
+
+    def __init__(self, topic: str, broker: _FanOut, handler: Handler | None = None) -> None:
         self.topic = topic
         self._broker = broker
         self._queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._handler = handler
+        #: With a handler: messages that came while a delivery waited.
+        self._backlog: deque[dict[str, Any]] = deque()
+        #: With a handler: whether a delivery is under way, and its task once it waited.
+        self._busy = False
+        self._task: asyncio.Task[Any] | None = None
 
     def _deliver(self, message: dict[str, Any]) -> None:
-        self._queue.put_nowait(message)
+        if self._handler is None:
+            self._queue.put_nowait(message)
+            return
+        self._backlog.append(message)
+        if self._busy:  # the delivery under way takes it, after what came before it
+            return
+        self._busy = True
+        self._task = run_eagerly(self._deliver_backlog(self._handler))
+
+    async def _deliver_backlog(self, handler: Handler) -> None:
+        try:
+            while self._backlog:
+                message = self._backlog.popleft()
+                try:
+                    await handler(message)
+                except Exception:
+                    log.exception("a subscriber of %s failed on a message", self.topic)
+        finally:
+            self._busy = False
+            self._task = None
 
     async def get(self) -> dict[str, Any]:
         """The next message (waits for one)."""
@@ -42,8 +79,14 @@ class Subscription:
             yield await self._queue.get()
 
     async def close(self) -> None:
-        """Stop receiving."""
+        """Stop receiving (a handler's delivery under way is cancelled)."""
         await self._broker._unsubscribe(self)
+        self._backlog.clear()
+        task = self._task
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
 
 
 class Broker(Protocol):
@@ -53,7 +96,7 @@ class Broker(Protocol):
     async def stop(self) -> None: ...
     async def publish(self, topic: str, message: dict[str, Any]) -> None: ...
     async def publish_local(self, topic: str, message: dict[str, Any]) -> None: ...
-    async def subscribe(self, topic: str) -> Subscription: ...
+    async def subscribe(self, topic: str, handler: Handler | None = None) -> Subscription: ...
 
 
 class _FanOut:
@@ -72,11 +115,12 @@ class _FanOut:
         (:mod:`kva.service.play.commit`)."""
         self._fan_out(topic, message)
 
-    async def subscribe(self, topic: str) -> Subscription:
+    async def subscribe(self, topic: str, handler: Handler | None = None) -> Subscription:
         """A new subscription of ``topic``; once this returns, every message published on the
         topic afterwards, by any process, reaches it (with Redis: the ``SUBSCRIBE`` is
-        confirmed)."""
-        sub = Subscription(topic, self)
+        confirmed): queued for iteration, or handed to ``handler`` (see
+        :class:`Subscription`)."""
+        sub = Subscription(topic, self, handler)
         first = not self._subs.get(topic)
         self._subs[topic].add(sub)
         if first:

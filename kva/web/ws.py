@@ -1,22 +1,22 @@
 """The WebSocket of a match (protocol in docs/web-contract.md).
 
-One task reads the client's frames and calls the service; one relays the states the service
-publishes for this match, picking the one built for this viewer. Every refused frame gets an
-``error`` and changes nothing; the client's ``hello`` always gets the current state back.
+One task reads the client's frames and calls the service; the states the service publishes for
+this match reach the socket through its subscription's handler (:func:`_deliver`, run in the
+publisher's task: no relay task per socket), which picks the one built for this viewer. Every
+refused frame gets an ``error`` and changes nothing; the client's ``hello`` always gets the
+current state back.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import logging
-from typing import cast
+from collections.abc import Awaitable, Callable
+from typing import Any, cast
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from kva.service import NotFound, PlayError, PlayService
-from kva.service.broker import Subscription
 from kva.service.messages import (
     MATCH_CLIENT_TYPES,
     MatchServerMessage,
@@ -65,7 +65,7 @@ class Connection:
         self.session_hash = token_hash(token) if token is not None else None
         self.seat: int | None = None
         self.sent_version = 0
-        #: States sent so far (a ``hello`` notes it, to see whether the relay answered it).
+        #: States sent so far (a ``hello`` notes it, to see whether a delivery answered it).
         self.states_sent = 0
         if settings is None:
             self.channel = Channel(ws)
@@ -91,7 +91,7 @@ class Connection:
     async def resync(self, state: StateMessage, asked_at: int) -> None:
         """Answer a ``hello`` (that arrived when :attr:`states_sent` was ``asked_at``) with
         ``state``: even at a version the client has (it asked), but never one older than what
-        went out, nor the same version again once the relay has sent it since the hello."""
+        went out, nor the same version again once a delivery has sent it since the hello."""
         async with self.channel.lock:
             if state["version"] < self.sent_version or (
                 state["version"] == self.sent_version and self.states_sent != asked_at
@@ -103,8 +103,12 @@ class Connection:
         await self.send(error_message(code, message))
 
 
-async def _relay(conn: Connection, sub: Subscription, presence: Presence) -> None:
-    async for raw in sub:
+def _deliverer(conn: Connection, presence: Presence
+               ) -> Callable[[dict[str, Any]], Awaitable[None]]:
+    """The handler of this socket's subscription: what it does with each message published
+    on its match's topic."""
+
+    async def deliver(raw: dict[str, Any]) -> None:
         message = cast(MatchTopicMessage, raw)
         if "presence" in message:  # another process's players coming and going
             presence.note(conn.match_id, message["presence"])
@@ -119,6 +123,8 @@ async def _relay(conn: Connection, sub: Subscription, presence: Presence) -> Non
             if message.get("status") in ("finished", "cancelled"):
                 presence.match_over(conn.match_id)
             await conn.send_state(message["version"], text)
+
+    return deliver
 
 
 async def _resync(conn: Connection, service: PlayService) -> str:
@@ -242,10 +248,9 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
     if not await svc.sockets.register(conn.channel, token=conn.token, user_id=user_id,
                                       address=client_ip(ws), match_id=match_id):
         return  # too many sockets: refused with an error and 4429
-    sub = await svc.broker.subscribe(topic(match_id))
     presence = svc.presence
+    sub = await svc.broker.subscribe(topic(match_id), _deliverer(conn, presence))
     service.watchers.add(match_id, conn)  # states are built for the keys watched here
-    relay = asyncio.create_task(_relay(conn, sub, presence))
     present_as = conn.seat  # the seat this socket counts as connected for
     await presence.connected(match_id, present_as,
                              over=info.status in ("finished", "cancelled"))
@@ -276,9 +281,6 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
     finally:
         svc.sockets.unregister(conn.channel)
         service.watchers.discard(match_id, conn)
-        relay.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await relay
         await sub.close()
         svc.lobby.attendance.leave(user_id)
         await presence.disconnected(match_id, present_as)
