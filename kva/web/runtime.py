@@ -5,8 +5,8 @@ a large, stable heap (modules, the app, the rules tables, the matches in memory)
 default thresholds (700, 10, 10) the full collections walk that whole heap every few seconds:
 pauses of 116-146 ms every 9-13 s at 125 live matches (issue 14). After start-up,
 :func:`tune_gc` moves everything alive into the permanent generation (``gc.freeze``, never
-scanned again) and raises the thresholds, so the older generations are collected rarely.
-Reference cycles are still collected, only less often. Once per process: a second app started
+scanned again) and sets the thresholds: young collections often (short pauses), the older
+generations only in a full collection every few minutes (:func:`collecting_old_garbage`). Once per process: a second app started
 in the same process (tests) leaves it as the first set it.
 """
 
@@ -21,13 +21,19 @@ from collections.abc import AsyncIterator
 
 log = logging.getLogger(__name__)
 
-#: (generation 0 allocations, gen-0 runs per gen-1 run, gen-1 runs per full run). A young
-#: collection's pause grows with the cyclic garbage it frees (HTTP requests through the
-#: middleware leave task groups, cancel scopes and tracebacks behind): with 50,000, single
-#: young collections took 40-76 ms at 300-400 live matches; with 5,000 (and 200 young runs
-#: per gen-1 run, so gen-1 and full collections stay as rare: every 1M and 100M allocations)
-#: they took 12-37 ms, at the same CPU (docs/performance.md, "Third session").
-THRESHOLDS: tuple[int, int, int] = (5_000, 200, 100)
+#: (generation 0 allocations, gen-0 runs per gen-1 run, gen-1 runs per full run). What a young
+#: collection walks is mostly alive: the await chains of the sockets that moved since the last
+#: one (coroutines, futures, frame parsers; every message makes its socket's anew) and the moves
+#: just played, so its pause grows with the allocations between two of them. Measured in CPU
+#: time per collection at 300 live matches (docs/performance.md, "Sixth session"): with 5,000,
+#: a median of 14 ms and a p90 of 32 ms; with 1,000, 2.6 ms and 5.7 ms (max 10 ms), for ~1 % of
+#: a core either way. The older generations are left to the full collection every
+#: :data:`FULL_COLLECTION_EVERY` seconds: a gen-1 run walks every socket's chain promoted since
+#: the last one (13,000 objects at 300 matches, 22 ms every 2.5 s with 10 gen-0 runs per gen-1
+#: run; 45-116 ms with 20 at 2,000), and the cyclic garbage that outlives a young collection is
+#: small now (kva.web.wsprotocol frees the connections' cycles), so a million runs each puts
+#: them off for days.
+THRESHOLDS: tuple[int, int, int] = (1_000, 1_000_000, 1_000_000)
 _tuned: list[bool] = []
 #: Seconds between two full collections (see :func:`collecting_old_garbage`; the setting
 #: ``KVA_GC_FULL_EVERY`` of :class:`kva.web.settings.Settings` passes another).
@@ -49,13 +55,11 @@ def tune_gc(thresholds: tuple[int, int, int] = THRESHOLDS) -> None:
 async def collecting_old_garbage(every: float = FULL_COLLECTION_EVERY) -> AsyncIterator[None]:
     """While the app runs, a full collection every ``every`` seconds.
 
-    Generations are triggered by the net growth of tracked objects, and a server's net growth
-    is small: with :data:`THRESHOLDS` a full collection would come after 100 million of it,
-    in practice never, so the reference cycles that outlived a young collection piled up in the
-    old generation: RSS climbed ~14 MiB every 30 s at 100 live matches, round after round of
-    the same load. Most of it was closed WebSockets (each held its deflate contexts in a cycle
-    until a full collection), which are now freed when they close
-    (:mod:`kva.web.wsprotocol`); what is left is at most ~1,300 objects a minute (requests'
+    With :data:`THRESHOLDS` the older generations are never collected on their own, so the
+    reference cycles that outlive a young collection would pile up in them: RSS climbed
+    ~14 MiB every 30 s at 100 live matches, round after round of the same load, while closed
+    WebSockets held their deflate contexts in cycles; they are freed when they close now
+    (:mod:`kva.web.wsprotocol`), and what is left is at most ~1,300 objects a minute (requests'
     tracebacks, SQLAlchemy statements). The frozen start-up heap is not walked, but every live
     match is: at 500 live matches a full collection stops the process for 200-280 ms, so it
     runs rarely (every 10 minutes by default): then one pause delays well under 1 % of the
