@@ -6,7 +6,24 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
+from redis_help import REDIS_URL, redis_up
 from webhelp import ServerThread, Table, Visitor
+
+from kva.service.broker import Broker, MemoryBroker, RedisBroker
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def broker(request: pytest.FixtureRequest) -> AsyncIterator[Broker]:
+    """A started broker: in memory, and on Redis (skipped without one at ``REDIS_URL``)."""
+    if request.param == "redis":
+        if not await redis_up():
+            pytest.skip(f"no Redis at {REDIS_URL}")
+        b: Broker = RedisBroker(REDIS_URL)
+    else:
+        b = MemoryBroker()
+    await b.start()
+    yield b
+    await b.stop()
 
 
 @pytest.fixture

@@ -6,27 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from redis_help import REDIS_URL, redis_up
 
-from kva.service.broker import Broker, MemoryBroker, RedisBroker
+from kva.service.broker import Broker
 from kva.service.eager import run_eagerly
-
-
-@pytest.fixture(params=["memory", "redis"])
-async def broker(request: pytest.FixtureRequest) -> AsyncIterator[Broker]:
-    if request.param == "redis":
-        if not await redis_up():
-            pytest.skip(f"no Redis at {REDIS_URL}")
-        b: Broker = RedisBroker(REDIS_URL)
-    else:
-        b = MemoryBroker()
-    await b.start()
-    yield b
-    await b.stop()
 
 
 def _topic() -> str:

@@ -5,26 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 
 import pytest
-from redis_help import REDIS_URL, redis_up
 from webhelp import ServerThread, Visitor
 
 from kva.service.broker import Broker, MemoryBroker, RedisBroker, make_broker
-
-
-@pytest.fixture(params=["memory", "redis"])
-async def broker(request: pytest.FixtureRequest) -> AsyncIterator[Broker]:
-    if request.param == "redis":
-        if not await redis_up():
-            pytest.skip(f"no Redis at {REDIS_URL}")
-        b: Broker = RedisBroker(REDIS_URL)
-    else:
-        b = MemoryBroker()
-    await b.start()
-    yield b
-    await b.stop()
 
 
 def test_make_broker_picks_the_implementation() -> None:
