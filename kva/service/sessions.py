@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import cast
 
-from sqlalchemy import Table, bindparam, select, update
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
 from kva.service.broker import Broker
 from kva.service.messages import RevokedNote
@@ -44,6 +44,9 @@ MAX_COOKIE = 512
 #: The broker topic of revocations. Every process subscribes to it once (kva.web.sockets) and
 #: closes the WebSockets of a revoked session (close code 4401) the moment it hears of one.
 REVOKED_TOPIC = "sessions:revoked"
+_SESSIONS = cast(Table, SessionRow.__table__)
+#: :func:`open_session`'s INSERT, built once.
+_NEW_SESSION = insert(_SESSIONS)
 
 
 def new_token() -> str:
@@ -69,14 +72,16 @@ class Identity:
 MAX_ADDRESS = 45
 
 
-async def open_session(session: AsyncSession, user_id: int, address: str | None = None) -> str:
-    """Add a session for ``user_id`` opened from ``address`` to ``session`` (the caller
-    commits); its token."""
+async def open_session(session: AsyncSession | AsyncConnection, user_id: int,
+                       address: str | None = None) -> str:
+    """Write a session for ``user_id`` opened from ``address`` in the caller's transaction
+    (the caller commits; a Core INSERT, not an object for the unit of work); its token."""
     token = new_token()
     now = utcnow()
-    session.add(SessionRow(token_hash=token_hash(token), user_id=user_id, created_at=now,
-                           last_seen_at=now, revoked_at=None,
-                           address=address[:MAX_ADDRESS] if address else None))
+    await session.execute(_NEW_SESSION, {
+        "token_hash": token_hash(token), "user_id": user_id, "created_at": now,
+        "last_seen_at": now, "revoked_at": None,
+        "address": address[:MAX_ADDRESS] if address else None})
     return token
 
 
@@ -94,35 +99,42 @@ async def live_session(sessions: async_sessionmaker[AsyncSession],
                        token: str | None) -> LiveSession | None:
     """The live session with ``token``; None for a missing, unknown or revoked one. One
     statement reads the session, its user and whether the user is a bot account, so a
-    request or a socket's handshake that needs all three reads the session once.
+    request or a socket's handshake that needs all three reads the session once. A Core
+    statement on a connection, not an ORM query in a session: every request with a cookie
+    and every socket's handshake makes it; the user comes back as the detached object an ORM
+    read would have given (:func:`kva.storage.repo.detached`).
 
     Touches ``last_seen_at`` when it is older than :data:`TOUCH_EVERY`.
     """
     if not token or len(token) > MAX_COOKIE:
         return None
-    async with sessions() as session:
-        found = (await session.execute(_LIVE_SESSION, {"digest": token_hash(token)})).first()
+    async with repo.core_connection(sessions) as conn:
+        found = (await conn.execute(_LIVE_SESSION, {"digest": token_hash(token)})).first()
         if found is None:
             return None
-        session_id, last, user, bot = found
+        session_id, last, bot, *user = found
         now = utcnow()
         if last.tzinfo is None:  # SQLite hands back naive datetimes
             last = last.replace(tzinfo=now.tzinfo)
         if now - last > TOUCH_EVERY:
-            await session.execute(
-                update(SessionRow).where(SessionRow.id == session_id).values(last_seen_at=now)
+            await conn.execute(
+                update(_SESSIONS).where(_SESSIONS.c.id == session_id).values(last_seen_at=now)
             )
-            await session.commit()
-        return LiveSession(user, bot is not None)
+            await conn.commit()
+    return LiveSession(repo.detached(User, dict(zip(_USER_KEYS, user, strict=True))),
+                       bot is not None)
 
 
 #: :func:`live_session`'s statement, built once: the session's id and last sighting (not the
-#: whole row), its user, and the user's ``bot_accounts`` key (null: a person).
+#: whole row), the user's ``bot_accounts`` key (null: a person), and every column of the user.
+_USERS = cast(Table, User.__table__)
+_USER_KEYS = tuple(column.key for column in _USERS.columns)
+_BOTS = cast(Table, BotAccount.__table__)
 _LIVE_SESSION = (
-    select(SessionRow.id, SessionRow.last_seen_at, User, BotAccount.user_id)
-    .join(User, User.id == SessionRow.user_id)
-    .outerjoin(BotAccount, BotAccount.user_id == SessionRow.user_id)
-    .where(SessionRow.token_hash == bindparam("digest"), SessionRow.revoked_at.is_(None))
+    select(_SESSIONS.c.id, _SESSIONS.c.last_seen_at, _BOTS.c.user_id, *_USERS.columns)
+    .join(_USERS, _USERS.c.id == _SESSIONS.c.user_id)
+    .outerjoin(_BOTS, _BOTS.c.user_id == _SESSIONS.c.user_id)
+    .where(_SESSIONS.c.token_hash == bindparam("digest"), _SESSIONS.c.revoked_at.is_(None))
 )
 
 
@@ -146,8 +158,8 @@ async def guest_with_session(sessions: async_sessionmaker[AsyncSession],
                              address: str | None = None) -> tuple[User, str]:
     """A new guest and the token of its first session (both committed, in one
     transaction)."""
-    async def session_of(session: AsyncSession, user: User) -> str:
-        return await open_session(session, user.id, address)
+    async def session_of(conn: AsyncSession | AsyncConnection, user: User) -> str:
+        return await open_session(conn, user.id, address)
 
     return await repo.create_guest_with(sessions, session_of)
 
@@ -217,7 +229,6 @@ async def session_is_live(sessions: async_sessionmaker[AsyncSession],
 
 #: :func:`session_is_live`'s statement, built once (Core: the table, not the ORM class), and
 #: its SQL per dialect (one parameter: the digest).
-_SESSIONS = cast(Table, SessionRow.__table__)
 _IS_LIVE = select(_SESSIONS.c.id).where(_SESSIONS.c.token_hash == bindparam("digest"),
                                         _SESSIONS.c.revoked_at.is_(None))
 _IS_LIVE_SQL: dict[str, str] = {}

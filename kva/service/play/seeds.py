@@ -23,6 +23,7 @@ from kva.service.events import public
 from kva.service.play.commit import Committer
 from kva.service.play.live import LiveMatch, LiveStore
 from kva.storage import fair as fair_store
+from kva.storage import repo
 
 log = logging.getLogger(__name__)
 
@@ -217,8 +218,8 @@ class Seeds:
         ``seed``."""
         fair = live.fair
         assert fair is not None
-        async with self._sessions() as session, session.begin():
-            stored = await fair_store.set_client_seed(session, live.id, seat, seed, by)
+        async with repo.core_transaction(self._sessions) as conn:
+            stored = await fair_store.set_client_seed(conn, live.id, seat, seed, by)
         if stored:
             fair.client_seeds[seat] = seed
             fair.seed_by[seat] = by
