@@ -7,8 +7,12 @@ ramp (``--matches 50,100,200``) it keeps that many friend matches live: each mat
 guests, one opening a closed table (``POST /matches``) and the other joining it by its link
 (``POST /t/{token}``), both on ``/ws/m/{id}``, each playing a random legal move ``--think``
 seconds (± ``--jitter``) after its turn comes, to the match's end; then the slot opens the next
-match. With several servers, ``--spread player`` puts the two players of a match on different
-processes (round robin); ``--spread match`` (the default) creates and joins the match on any
+match, with two more fresh guests (``--players new``, the default) or with the same two players,
+whose sessions carry over as a browser's cookie does (``--players returning``: people who play
+match after match, so no guest is created after a slot's first match).
+
+With several servers, ``--spread player`` puts the two players of a match on different processes
+(round robin); ``--spread match`` (the default) creates and joins the match on any
 process (round robin) but connects both players' sockets to the process nginx's
 ``hash $match_id consistent`` picks for the match (:func:`nginx_chash`), as docs/deployment.md
 routes them: that process takes the match's lease at the first ``hello``.
@@ -92,6 +96,9 @@ class Recorder:
     errors: Counter[str] = field(default_factory=Counter)
     matches_started: int = 0
     matches_finished: int = 0
+    #: Guests the server made for the players (two per match, or, with returning players,
+    #: two per slot's first match).
+    new_guests: int = 0
 
     def reset(self) -> None:
         self.actor.clear()
@@ -99,6 +106,7 @@ class Recorder:
         self.errors.clear()
         self.matches_started = 0
         self.matches_finished = 0
+        self.new_guests = 0
 
 
 def _proc_ticks_and_rss(pid: int) -> tuple[int, int] | None:
@@ -418,15 +426,23 @@ class Game:
             self.bench.rec.matches_finished += 1
             self.done.set()
 
-    async def play(self, host_url: str, guest_url: str) -> None:
+    async def play(self, host_url: str, guest_url: str,
+                   players: list[str | None] | None = None) -> None:
         """Create the match on ``host_url``, join it on ``guest_url``; the sockets go there
-        too (``--spread player``) or both to the match's hashed process (``--spread match``)."""
+        too (``--spread player``) or both to the match's hashed process (``--spread match``).
+        ``players``: the two players' session cookies (None: a new guest), updated with the
+        sessions the server gives them, so the slot's next match can reuse them."""
         from websockets.asyncio.client import connect
 
         bench = self.bench
+        if players is None:
+            players = [None, None]
+        host_cookie_before, guest_cookie_before = players
         r = await http(host_url, "POST", "/matches",
-                       {"opponent": "friend", "target": str(bench.target), "bazaar": "draw"})
-        host_cookie = r.cookie("kva_session")
+                       {"opponent": "friend", "target": str(bench.target), "bazaar": "draw"},
+                       cookie=players[0])
+        host_cookie = players[0] = r.cookie("kva_session") or players[0]
+        bench.rec.new_guests += players[0] != host_cookie_before
         found = re.fullmatch(r"/m/([A-Za-z0-9_-]+)", r.header("location") or "")
         if r.status != 303 or not host_cookie or not found:
             raise HttpFailure(f"POST /matches {r.status}")
@@ -436,8 +452,10 @@ class Game:
         if page.status != 200 or token is None:
             raise HttpFailure(f"GET /m/{{id}} {page.status}"
                               + ("" if page.status != 200 else " no table link"))
-        joined = await http(guest_url, "POST", f"/t/{token.group(1).decode()}", {})
-        guest_cookie = joined.cookie("kva_session")
+        joined = await http(guest_url, "POST", f"/t/{token.group(1).decode()}", {},
+                            cookie=players[1])
+        guest_cookie = players[1] = joined.cookie("kva_session") or players[1]
+        bench.rec.new_guests += players[1] != guest_cookie_before
         if joined.status != 303 or not guest_cookie:
             raise HttpFailure(f"POST /t/{{token}} {joined.status}")
         bench.rec.matches_started += 1
@@ -476,9 +494,12 @@ class Bench:
     """The ramp: match slots, each playing match after match, and the measurement windows."""
 
     def __init__(self, urls: Sequence[str], think: float, jitter: float, target: int,
-                 sampler: ProcessSampler, seed: int | None, spread: str = "match") -> None:
+                 sampler: ProcessSampler, seed: int | None, spread: str = "match",
+                 returning: bool = False) -> None:
         self.urls = list(urls)
         self.spread = spread
+        #: Whether a slot's players keep their sessions from match to match.
+        self.returning = returning
         self.think = think
         self.jitter = jitter
         self.target = target
@@ -495,9 +516,12 @@ class Bench:
         await asyncio.sleep(start_delay)
         host_url = self.urls[index % len(self.urls)]
         guest_url = self.urls[(index + 1) % len(self.urls)]
+        players: list[str | None] = [None, None]
         while not self.stopping:
+            if not self.returning:
+                players = [None, None]
             try:
-                await Game(self).play(host_url, guest_url)
+                await Game(self).play(host_url, guest_url, players)
             except asyncio.CancelledError:
                 raise
             except HttpFailure as exc:
@@ -606,6 +630,8 @@ class StepResult:
     #: owners: several processes on Redis; None otherwise).
     forwarded: int | None = None
     handed_off: int | None = None
+    #: Guests the server made for the bench's players during the step.
+    new_guests: int = 0
 
     @classmethod
     def of(cls, matches: int, seconds: float, rec: Recorder, sampler: ProcessSampler,
@@ -622,6 +648,7 @@ class StepResult:
             actor_ms=summary(rec.actor), opponent_ms=summary(rec.opponent),
             errors=sum(rec.errors.values()), error_kinds=dict(rec.errors),
             matches_started=rec.matches_started, matches_finished=rec.matches_finished,
+            new_guests=rec.new_guests,
             server_cpu_percent=(None if (cpu := sampler.cpu_percent()) is None
                                 else round(cpu, 1)),
             server_rss_mib=round(sampler.max_rss_kib / 1024, 1) if sampler.pids else None,
@@ -849,13 +876,15 @@ def run(args: argparse.Namespace) -> int:
             os.sched_setaffinity(0, client_cpus)
         if len(urls) > 1:
             label += f", spread by {args.spread}"
+        if args.players == "returning":
+            label += ", returning players"
         print(f"kva bench server: {label}; {', '.join(urls)}; steps {steps} matches, "
               f"{args.duration:g} s each after {args.warmup:g} s warm-up; think "
               f"{args.think:g} s ±{args.jitter * 100:.0f}%; target {args.target}"
               + ("" if args.url else f"; forced delay {args.forced_delay:g} s"), flush=True)
         print(HEADER, flush=True)
         bench = Bench(urls, args.think, args.jitter, args.target, ProcessSampler(pids),
-                      args.seed, args.spread)
+                      args.seed, args.spread, returning=args.players == "returning")
         results = asyncio.run(bench.run(steps, args.duration, args.warmup,
                                         lambda r: print(row(r), flush=True)))
     line = headline(label, results, args.slo_ms)
@@ -920,6 +949,9 @@ def add_parser(which: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                       help="seconds after a step's new matches open before measuring")
     load.add_argument("--target", type=int, default=75, choices=[75, 175, 255, 355],
                       help="match target (default 75: short matches, so tables keep opening)")
+    load.add_argument("--players", choices=["new", "returning"], default="new",
+                      help="each match between two new guests (default), or a slot's two "
+                           "players keep their sessions from match to match")
     load.add_argument("--seed", type=int, default=None, help="seed of the players' choices")
     load.add_argument("--pin-server", metavar="CPUS", help="CPUs of started servers (0,1 or 0-1)")
     load.add_argument("--pin-client", metavar="CPUS", help="CPUs of the bench itself")

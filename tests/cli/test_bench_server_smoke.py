@@ -71,3 +71,19 @@ def test_nginx_chash_picks_one_server_per_key_whatever_their_order() -> None:
     for key, url in zip(keys, picked, strict=True):
         if url != urls[2]:
             assert nginx_chash(key, urls[:2]) == url
+
+
+def test_returning_players_keep_their_sessions_from_match_to_match(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_json = tmp_path / "bench.json"
+    status = main(["bench", "server", "--start", "1", "--db", "sqlite", "--matches", "2",
+                   "--duration", "6", "--warmup", "1", "--think", "0.02", "--jitter", "0",
+                   "--forced-delay", "0", "--players", "returning", "--slo-ms", "100000",
+                   "--seed", "1", "--json", str(out_json)])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    (step,) = json.loads(out_json.read_text())["steps"]
+    assert step["errors"] == 0, step["error_kinds"]
+    assert step["matches_started"] >= 2, step  # the slots' next matches, in the window
+    assert step["new_guests"] == 0, step  # played by the players of their first matches
