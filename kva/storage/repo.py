@@ -6,7 +6,6 @@ docstring says otherwise, so a caller can put several writes in one transaction.
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -316,7 +315,8 @@ async def append_journal(
     RETURNING``) and its commit, not through SQLAlchemy's cursor, transaction and pool reset
     (each a hop to aiosqlite's thread or a round trip to PostgreSQL): 0.29 -> 0.16 ms of CPU
     per append on SQLite, 0.40 -> 0.22 ms on PostgreSQL (docs/performance.md, "Third
-    session"). Other databases take the SQLAlchemy path.
+    session"). On SQLite the INSERT and its COMMIT are one trip to aiosqlite's thread, not
+    two. Other databases take the SQLAlchemy path.
 
     Returns False when version ``seq`` exists (a stale copy); :class:`SessionEnded` when
     ``player_session`` has ended; nothing is written in either case.
@@ -341,22 +341,34 @@ async def append_journal(
                     raise
                 return False
         else:
-            # sqlite3 opens a transaction before the INSERT, and SQLite's pool does not roll
-            # back a connection it gets back (kva.storage.db): this transaction ends here
-            # whatever happens. A rollback put on aiosqlite's queue runs before anything a
-            # later user of the connection sends, even if this task is cancelled meanwhile.
+            # One trip to aiosqlite's thread: the INSERT and its COMMIT (or ROLLBACK) run
+            # there as one call (:func:`_append_on_thread`), not as two awaited hops. sqlite3
+            # opens a transaction before the INSERT, and SQLite's pool does not roll back a
+            # connection it gets back (kva.storage.db): the call ends it whatever happens,
+            # and runs to its end even if this task is cancelled while it waits, before
+            # anything a later user of the connection puts on the thread's queue.
             try:
-                written = bool(await driver.execute_fetchall(sql, params))
-                await driver.commit()
-            except BaseException as exc:
-                rollback = asyncio.ensure_future(driver.rollback())
-                if not isinstance(exc, sqlite3.IntegrityError):  # not "the version exists"
-                    raise
-                await rollback
+                written = await driver._execute(_append_on_thread, driver, sql, params)
+            except sqlite3.IntegrityError:  # the version exists (rolled back)
                 return False
     if not written:
         raise SessionEnded("the session of this change has ended")
     return True
+
+
+def _append_on_thread(driver: Any, sql: str, params: list[Any]) -> bool:
+    """On aiosqlite's thread (``driver``: the aiosqlite connection): run the journal INSERT of
+    :func:`append_journal` and commit it, or roll back on any error and raise it; whether it
+    wrote its row (a guarded INSERT whose session has ended writes none, and commits
+    nothing)."""
+    conn: sqlite3.Connection = driver._conn
+    try:
+        written = bool(conn.execute(sql, params).fetchall())
+        conn.commit()
+    except BaseException:
+        conn.rollback()
+        raise
+    return written
 
 
 async def save_match_state(
