@@ -6,8 +6,9 @@ default thresholds (700, 10, 10) the full collections walk that whole heap every
 pauses of 116-146 ms every 9-13 s at 125 live matches (issue 14). After start-up,
 :func:`tune_gc` moves everything alive into the permanent generation (``gc.freeze``, never
 scanned again) and sets the thresholds: young collections often (short pauses), the older
-generations only in a full collection every few minutes (:func:`collecting_old_garbage`). Once per process: a second app started
-in the same process (tests) leaves it as the first set it.
+generations only in a full collection every few minutes (:func:`collecting_old_garbage`).
+Once per process: a second app started in the same process (tests) leaves it as the first set
+it.
 """
 
 from __future__ import annotations

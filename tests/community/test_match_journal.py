@@ -382,7 +382,8 @@ async def test_a_refused_or_cancelled_append_leaves_no_transaction_open(
 ) -> None:
     """SQLite's pool does not roll back a connection given back (kva.storage.db), so the
     journal's own transaction must end in every case: a version that exists, and a move
-    cancelled between its INSERT and its commit, which is not stored."""
+    cancelled between its INSERT and its commit (both run in one call on aiosqlite's thread),
+    which is not stored."""
     engine = sessions.kw["bind"]
     if engine.dialect.name != "sqlite":
         pytest.skip("SQLite's single connection only")
@@ -395,12 +396,23 @@ async def test_a_refused_or_cancelled_append_leaves_no_transaction_open(
     assert await repo.append_journal(engine, match_id, version, change) is False  # exists
     assert await _sqlite_writable(url)
 
-    import aiosqlite
+    class _CancelledCommit:  # the sqlite3 connection, but cancelled at its COMMIT
+        def __init__(self, conn: Any) -> None:
+            self._conn = conn
 
-    async def cancelled_commit(self: Any) -> None:
-        raise asyncio.CancelledError
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._conn, name)
 
-    monkeypatch.setattr(aiosqlite.Connection, "commit", cancelled_commit)
+        def commit(self) -> None:
+            raise asyncio.CancelledError
+
+    class _Driver:  # aiosqlite's connection as _append_on_thread reads it
+        def __init__(self, driver: Any) -> None:
+            self._conn = _CancelledCommit(driver._conn)
+
+    on_thread = repo._append_on_thread
+    monkeypatch.setattr(repo, "_append_on_thread",
+                        lambda driver, sql, params: on_thread(_Driver(driver), sql, params))
     with pytest.raises(asyncio.CancelledError):
         await repo.append_journal(engine, match_id, version + 1, change)
     monkeypatch.undo()
