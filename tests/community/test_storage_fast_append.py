@@ -238,3 +238,34 @@ async def test_the_journal_of_a_revoked_session_is_unchanged(
     async with sessions() as session:
         assert await session.scalar(select(func.count()).select_from(MatchAction).where(
             MatchAction.match_id == "fast-append-4")) == 0
+
+
+async def test_new_guests_take_a_digit_more_once_two_names_in_a_row_are_taken(
+    sessions: async_sessionmaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Guest names of one length fill up as guests accumulate: once a guest finds two names of
+    the starting length taken in a row, the next guests start a digit longer, instead of
+    paying for refused INSERTs ever more often."""
+    monkeypatch.setattr(repo, "_guest_digits", [4])
+    names: dict[int, str] = {}  # digits -> the one name of that length the test offers
+    async with sessions() as session:  # free ones (a PostgreSQL test database is not empty)
+        for digits in (4, 5, 6):
+            while digits not in names:
+                name = f"guest-{secrets.randbelow(9 * 10 ** (digits - 1)) + 10 ** (digits - 1)}"
+                if await session.scalar(select(User.id).where(User.nickname == name)) is None:
+                    names[digits] = name
+    asked: list[int] = []
+
+    def one_name_a_length(n: int) -> int:
+        asked.append(n)
+        digits = len(str(n))
+        return int(names[digits].removeprefix("guest-")) - 10 ** (digits - 1)
+
+    monkeypatch.setattr(repo.secrets, "randbelow", one_name_a_length)
+    first = await repo.create_guest(sessions)
+    second = await repo.create_guest(sessions)  # the 4-digit name taken twice: a digit more
+    assert (first.nickname, second.nickname) == (names[4], names[5])
+    asked.clear()
+    third = await repo.create_guest(sessions)
+    assert asked[0] == 9 * 10 ** 4  # starts at five digits now
+    assert third.nickname == names[6]
