@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,19 +15,26 @@ from kva.cli import main
 from kva.commands.bench_server import StepResult, headline, percentile
 
 
+def _bench(tmp_path: Path, capsys: pytest.CaptureFixture[str], *options: str
+           ) -> tuple[str, dict[str, Any]]:
+    """Run ``kva bench server`` on one started SQLite server with ``options``: its output and
+    its JSON."""
+    out_json = tmp_path / "bench.json"
+    status = main(["bench", "server", "--start", "1", "--db", "sqlite", "--forced-delay", "0",
+                   "--slo-ms", "100000", "--seed", "1", "--json", str(out_json), *options])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    return out, json.loads(out_json.read_text())
+
+
 def test_bench_server_plays_matches_and_prints_a_headline(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out_json = tmp_path / "bench.json"
-    status = main(["bench", "server", "--start", "1", "--db", "sqlite", "--matches", "3",
-                   "--duration", "5", "--warmup", "2", "--think", "0.3", "--forced-delay", "0",
-                   "--slo-ms", "100000", "--seed", "1", "--json", str(out_json)])
-    out = capsys.readouterr().out
-    assert status == 0, out
+    out, data = _bench(tmp_path, capsys, "--matches", "3", "--duration", "5", "--warmup", "2",
+                       "--think", "0.3")
     last = out.strip().splitlines()[-1]
     assert last.startswith("headline: sqlite 1 process: 3 matches, p99 action→opponent"), out
     assert ", 0 errors" in last, out
-    data = json.loads(out_json.read_text())
     (step,) = data["steps"]
     assert step["errors"] == 0, step["error_kinds"]
     assert step["actions"] > 0 and step["opponent_samples"] > 0, step
@@ -74,16 +82,12 @@ def test_nginx_chash_picks_one_server_per_key_whatever_their_order() -> None:
 
 
 def test_returning_players_keep_their_sessions_from_match_to_match(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    out_json = tmp_path / "bench.json"
-    status = main(["bench", "server", "--start", "1", "--db", "sqlite", "--matches", "2",
-                   "--duration", "6", "--warmup", "1", "--think", "0.02", "--jitter", "0",
-                   "--forced-delay", "0", "--players", "returning", "--slo-ms", "100000",
-                   "--seed", "1", "--json", str(out_json)])
-    out = capsys.readouterr().out
-    assert status == 0, out
-    (step,) = json.loads(out_json.read_text())["steps"]
+    monkeypatch.setenv("KVA_WS_RATE", "1000")  # matches of a few seconds, 50 moves a second
+    _out, data = _bench(tmp_path, capsys, "--matches", "2", "--duration", "6", "--warmup", "1",
+                        "--think", "0.02", "--jitter", "0", "--players", "returning")
+    (step,) = data["steps"]
     assert step["errors"] == 0, step["error_kinds"]
     assert step["matches_started"] >= 2, step  # the slots' next matches, in the window
     assert step["new_guests"] == 0, step  # played by the players of their first matches
