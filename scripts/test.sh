@@ -7,8 +7,8 @@
 # The tests that need no database (rules, bots, ratings, learning, i18n, the CLI) run in the
 # background while lint, types and the plain install run in the foreground: on two cores that
 # takes ~1.5 minutes off the suite, and nothing timing-sensitive runs beside them (the
-# database-backed tests start only once they are done). Arguments (pytest's) run the SQLite
-# pass over just what they name, in the foreground, as before.
+# database-backed tests start only once they are done). Then the SQLite and PostgreSQL passes
+# run at the same time. Arguments (pytest's) run the SQLite pass over just what they name.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -51,15 +51,38 @@ if [ -n "$pure_pid" ]; then
   pure_pid=""
   cat "$pure_log"
   [ "$status" -eq 0 ] || exit "$status"
-  echo "== pytest (SQLite): ${db_tests[*]}"
-  .venv/bin/pytest -q -p no:cacheprovider "${db_tests[@]}"
-else
-  echo "== pytest (SQLite)"
-  .venv/bin/pytest -q -p no:cacheprovider "$@"
 fi
 
+# The database-backed tests, against SQLite here and against PostgreSQL in the background at
+# the same time (two cores; each pass alone leaves much of the other idle, waiting on its
+# servers and browsers). Each pass has its own Redis database: keys are kept per database, and
+# the broker's channels carry the database's number (kva.service.broker.RedisBroker.prefix).
+pg_pid=""
+pg_log=$(mktemp)
+trap '[ -n "$pure_pid" ] && kill "$pure_pid" 2>/dev/null; [ -n "$pg_pid" ] && kill "$pg_pid" 2>/dev/null; rm -f "$pure_log" "$pg_log"' EXIT
 if [ ${#db_tests[@]} -gt 0 ]; then
-  echo "== pytest (PostgreSQL): ${db_tests[*]}"
+  echo "== pytest (PostgreSQL), in the background: ${db_tests[*]}"
   KVA_TEST_DATABASE_URL=${KVA_TEST_DATABASE_URL:-postgresql+asyncpg://postgres@127.0.0.1:5432/postgres} \
-    .venv/bin/pytest -q -p no:cacheprovider "${db_tests[@]}"
+    KVA_TEST_REDIS_URL=${KVA_TEST_PG_REDIS_URL:-redis://127.0.0.1:6379/14} \
+    .venv/bin/pytest -q -p no:cacheprovider "${db_tests[@]}" >"$pg_log" 2>&1 &
+  pg_pid=$!
 fi
+
+sqlite_status=0
+if [ $# -eq 0 ]; then
+  echo "== pytest (SQLite): ${db_tests[*]}"
+  .venv/bin/pytest -q -p no:cacheprovider "${db_tests[@]}" || sqlite_status=$?
+else
+  echo "== pytest (SQLite)"
+  .venv/bin/pytest -q -p no:cacheprovider "$@" || sqlite_status=$?
+fi
+
+pg_status=0
+if [ -n "$pg_pid" ]; then
+  wait "$pg_pid" || pg_status=$?
+  pg_pid=""
+  echo "== pytest (PostgreSQL): ${db_tests[*]}"
+  cat "$pg_log"
+fi
+[ "$sqlite_status" -eq 0 ] || exit "$sqlite_status"
+exit "$pg_status"

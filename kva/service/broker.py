@@ -174,6 +174,10 @@ class RedisBroker(_FanOut):
     them (docs/deployment.md), no longer reads back and decodes every state it publishes.
     """
 
+    #: What every channel's name starts with: ``kva:``, and the URL's database number when it
+    #: is not 0 (``kva:3:``). Redis keeps keys per database but has one pub/sub space for all:
+    #: two deployments (or two test runs) on one Redis, told apart by their database, would
+    #: otherwise hear each other's messages on the topics they share.
     PREFIX = "kva:"
     #: Seconds a new subscription waits for Redis to confirm its ``SUBSCRIBE``.
     CONFIRM_S = 5.0
@@ -191,6 +195,9 @@ class RedisBroker(_FanOut):
         self.origin = secrets.token_hex(self.ORIGIN_LEN // 2)
         self._origin_bytes = self.origin.encode()
         self._redis = redis.from_url(url)
+        database = int(self._redis.connection_pool.connection_kwargs.get("db") or 0)
+        #: This broker's channel prefix (see :data:`PREFIX`).
+        self.prefix = self.PREFIX if database == 0 else f"{self.PREFIX}{database}:"
         self._pubsub = self._redis.pubsub()
         self._reader: asyncio.Task[None] | None = None
         #: Channels whose ``SUBSCRIBE`` Redis has not confirmed yet → resolved when it has.
@@ -199,7 +206,7 @@ class RedisBroker(_FanOut):
     async def start(self) -> None:
         await self._redis.ping()
         # A placeholder channel, so the pubsub connection exists before the first real topic.
-        await self._pubsub.subscribe(self.PREFIX + "_")
+        await self._pubsub.subscribe(self.prefix + "_")
         self._reader = asyncio.create_task(self._read(), name="kva-redis-broker")
 
     async def stop(self) -> None:
@@ -218,14 +225,14 @@ class RedisBroker(_FanOut):
         fails the local subscribers have it already, and the error is raised to the caller."""
         data = self.origin + json.dumps(message, ensure_ascii=False)
         self._fan_out(topic, message)
-        await self._redis.publish(self.PREFIX + topic, data)
+        await self._redis.publish(self.prefix + topic, data)
 
     async def _first_subscriber(self, topic: str) -> None:
         """Subscribe on Redis and wait for its confirmation: a caller that then asks another
         process for something (a match's owner, for its state) gets every message that
         process publishes afterwards. A ``SUBSCRIBE`` merely sent could reach Redis after
         the request, sent on another connection, and its answer."""
-        channel = self.PREFIX + topic
+        channel = self.prefix + topic
         confirmed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._confirming[channel] = confirmed
         try:
@@ -236,9 +243,9 @@ class RedisBroker(_FanOut):
                 del self._confirming[channel]
 
     async def _subscribed(self, topic: str) -> None:
-        confirmed = self._confirming.get(self.PREFIX + topic)
+        confirmed = self._confirming.get(self.prefix + topic)
         if confirmed is not None:
-            await self._confirmed(confirmed, self.PREFIX + topic)
+            await self._confirmed(confirmed, self.prefix + topic)
 
     async def _confirmed(self, confirmed: asyncio.Future[None], channel: str) -> None:
         if self._reader is None:  # not started: nothing reads the confirmation
@@ -250,7 +257,7 @@ class RedisBroker(_FanOut):
 
     async def _last_unsubscribed(self, topic: str) -> None:
         with contextlib.suppress(Exception):
-            await self._pubsub.unsubscribe(self.PREFIX + topic)
+            await self._pubsub.unsubscribe(self.prefix + topic)
 
     async def _read(self) -> None:
         while True:
@@ -294,7 +301,7 @@ class RedisBroker(_FanOut):
         if not isinstance(message, dict):
             log.warning("dropping a malformed broker message on %s", channel)
             return
-        self._fan_out(channel[len(self.PREFIX):], message)
+        self._fan_out(channel[len(self.prefix):], message)
 
 
 def make_broker(url: str | None) -> Broker:

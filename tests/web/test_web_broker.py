@@ -8,6 +8,7 @@ import secrets
 from collections.abc import Callable
 
 import pytest
+from redis_help import REDIS_URL, redis_up
 from webhelp import ServerThread, Visitor
 
 from kva.service.broker import Broker, MemoryBroker, RedisBroker, make_broker
@@ -86,3 +87,27 @@ async def test_an_action_on_one_instance_reaches_a_client_of_another(
             assert seen["view"]["board"] == reply["view"]["board"]
         await a.close()
         await b.close()
+
+
+async def test_brokers_on_two_redis_databases_do_not_hear_each_other() -> None:
+    """Redis has one pub/sub space for all its databases: the channel names carry the
+    database, so two deployments on one Redis stay apart."""
+    if not await redis_up():
+        pytest.skip(f"no Redis at {REDIS_URL}")
+    base = REDIS_URL.rsplit("/", 1)[0]
+    one, other = RedisBroker(f"{base}/13"), RedisBroker(f"{base}/12")
+    assert (one.prefix, other.prefix) == ("kva:13:", "kva:12:")
+    assert RedisBroker(f"{base}/0").prefix == "kva:"
+    await one.start()
+    await other.start()
+    try:
+        topic = f"test:{secrets.token_hex(4)}"
+        heard = await other.subscribe(topic)
+        mine = await one.subscribe(topic)
+        await one.publish(topic, {"n": 1})
+        assert await asyncio.wait_for(mine.get(), 2) == {"n": 1}
+        await asyncio.sleep(0.2)
+        assert heard._queue.empty()
+    finally:
+        await one.stop()
+        await other.stop()
