@@ -111,12 +111,13 @@ async def test_the_own_echo_is_dropped_before_decoding(
 def test_an_echo_is_recognised_by_its_tag_alone(caplog: pytest.LogCaptureFixture) -> None:
     broker = RedisBroker("redis://127.0.0.1:6379/15")  # never connects: no Redis needed
     fanned = counting_fan_out(broker)
+    channel = (broker.prefix + "t").encode()
     with caplog.at_level(logging.WARNING):
-        broker._received(b"kva:t", broker.origin.encode() + b"not JSON at all")
+        broker._received(channel, broker.origin.encode() + b"not JSON at all")
     assert fanned == [] and not caplog.records
     other = "0" * RedisBroker.ORIGIN_LEN
-    broker._received(b"kva:t", (other + '{"n": 1}').encode())
-    broker._received(b"kva:t", b'{"untagged": 1}')  # no origin: malformed, dropped
+    broker._received(channel, (other + '{"n": 1}').encode())
+    broker._received(channel, b'{"untagged": 1}')  # no origin: malformed, dropped
     assert fanned == ["t"]
     assert "malformed" in caplog.text
 

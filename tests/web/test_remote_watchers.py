@@ -38,7 +38,7 @@ class RedisSpy:
     def __init__(self, broker: RedisBroker, match_id: str) -> None:
         self.sent: list[tuple[int, set[str]]] = []
         self.others = 0
-        channel = RedisBroker.PREFIX + topic(match_id)
+        channel = broker.prefix + topic(match_id)
         real = broker._redis.publish
 
         async def publish(name: Any, data: Any, **kwargs: Any) -> Any:
