@@ -103,7 +103,23 @@ def test_the_game_works_at_375_px(new_context: Callable[..., Any], server: Any, 
     page.wait_for_timeout(300)
     _assert_fits(page, "game after moves")
     _assert_no_text_overlaps(page, "game after moves")
-    _assert_on_screen(game, "hand")
-    _assert_on_screen(game, "board")
     shot(page, f"mobile-{lang}-03-game-later")
     shot(page, f"mobile-{lang}-04-game-full", full_page=True)
+    # An opponent who has drawn a lot: the face-down hand wraps; the bazaar pill keeps its text
+    # on one line (squeezed, it once broke "+2" from its lock, drawn across the label).
+    for extra, drawable in ((4, "4"), (10, "12"), (16, "4")):
+        lines = page.evaluate("""([extra, drawable]) => {
+          const hand = document.getElementById('opp-hand'), back = hand.querySelector('.tile');
+          for (let i = 0; i < extra && back; i++) hand.insertBefore(back.cloneNode(true), back);
+          document.getElementById('bazaar-drawable').textContent = drawable;
+          const parts = ['.bazaar-label', '#bazaar-drawable', '#bazaar-protected-text', '.lock']
+            .flatMap(sel => [...document.querySelector('#bazaar ' + sel).getClientRects()]);
+          const middles = parts.map(r => (r.top + r.bottom) / 2);
+          const lineHeight = Math.max(...parts.map(r => r.height));
+          return 1 + Math.round((Math.max(...middles) - Math.min(...middles)) / lineHeight);
+        }""", [extra, drawable])
+        assert lines == 1, f"bazaar text on {lines} lines beside {extra} more face-down tiles"
+        _assert_fits(page, "opponent with many tiles")
+        _assert_no_text_overlaps(page, "opponent with many tiles")
+    _assert_on_screen(game, "hand")
+    _assert_on_screen(game, "board")
