@@ -164,7 +164,9 @@ def test_a_finished_bot_match_is_analysed_from_its_replay(new_context: Callable[
     assert current.is_visible() and current.get_attribute("data-mark") in (
         "inaccuracy", "mistake", "blunder")
     if current.get_attribute("data-best") == "board":  # the best move is a placement
-        assert page.locator(f"{tid('analysis-best-board')} g.tile-svg").count() >= 2
+        # The board after it: at least that tile (a hand's opening, when the later hands' opener
+        # chooses freely, is a real choice that may be marked: the board is just that tile).
+        assert page.locator(f"{tid('analysis-best-board')} g.tile-svg").count() >= 1
         assert page.locator(f"{tid('analysis-best-board')} g.tile-svg.last").count() == 1
     current.scroll_into_view_if_needed()
     shot(page, "analysis-02-marked-move")
