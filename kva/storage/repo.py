@@ -32,6 +32,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import make_transient_to_detached
 
+from kva.storage import sqlite_direct
 from kva.storage.journal import assemble
 from kva.storage.models import (
     Base,
@@ -328,8 +329,10 @@ async def append_journal(
     RETURNING``) and its commit, not through SQLAlchemy's cursor, transaction and pool reset
     (each a hop to aiosqlite's thread or a round trip to PostgreSQL): 0.29 -> 0.16 ms of CPU
     per append on SQLite, 0.40 -> 0.22 ms on PostgreSQL (docs/performance.md, "Third
-    session"). On SQLite the INSERT and its COMMIT are one trip to aiosqlite's thread, not
-    two. Other databases take the SQLAlchemy path.
+    session"). On SQLite the append is written at once on the event loop's own connection
+    when no other connection holds the write lock (:mod:`kva.storage.sqlite_direct`), else the
+    INSERT and its COMMIT are one trip to aiosqlite's thread, not two. Other databases take
+    the SQLAlchemy path.
 
     Returns False when version ``seq`` exists (a stale copy); :class:`SessionEnded` when
     ``player_session`` has ended; nothing is written in either case.
@@ -343,6 +346,27 @@ async def append_journal(
     values = {"match_id": match_id, "seq": seq, "change": change,
               "player_session": player_session}
     params = [values[name] for name in order]
+    if driver_name == "aiosqlite":
+        try:
+            written = _append_directly(engine, sql, params)
+        except sqlite3.IntegrityError:  # the version exists
+            return False
+    else:
+        written = None
+    if written is None:
+        written = await _append_through_pool(engine, driver_name, sql, params)
+        if written is None:
+            return False
+    if not written:
+        raise SessionEnded("the session of this change has ended")
+    return True
+
+
+async def _append_through_pool(
+    engine: AsyncEngine, driver_name: str, sql: str, params: list[Any]
+) -> bool | None:
+    """The append on a pooled connection, straight to its driver: whether it wrote its row,
+    or None when the version exists."""
     async with engine.connect() as conn:
         driver = (await conn.get_raw_connection()).driver_connection
         assert driver is not None
@@ -352,7 +376,7 @@ async def append_journal(
             except Exception as exc:
                 if getattr(exc, "sqlstate", None) != UNIQUE_VIOLATION:  # not "the version exists"
                     raise
-                return False
+                return None
         else:
             # One trip to aiosqlite's thread: the INSERT and its COMMIT (or ROLLBACK) run
             # there as one call (:func:`_append_on_thread`), not as two awaited hops. sqlite3
@@ -363,10 +387,17 @@ async def append_journal(
             try:
                 written = await driver._execute(_append_on_thread, driver, sql, params)
             except sqlite3.IntegrityError:  # the version exists (rolled back)
-                return False
-    if not written:
-        raise SessionEnded("the session of this change has ended")
-    return True
+                return None
+    return written
+
+
+def _append_directly(engine: AsyncEngine, sql: str, params: list[Any]) -> bool | None:
+    """The append on the loop's own SQLite connection (:mod:`kva.storage.sqlite_direct`):
+    whether it wrote its row, or None when it cannot be written at once that way."""
+    conn = sqlite_direct.direct_connection(engine)
+    if conn is None:
+        return None
+    return sqlite_direct.try_append(conn, sql, params)
 
 
 def _append_on_thread(driver: Any, sql: str, params: list[Any]) -> bool:

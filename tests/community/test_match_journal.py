@@ -411,6 +411,8 @@ async def test_a_refused_or_cancelled_append_leaves_no_transaction_open(
             self._conn = _CancelledCommit(driver._conn)
 
     on_thread = repo._append_on_thread
+    # The way an append goes when the loop's direct connection finds the file locked.
+    monkeypatch.setattr(repo, "_append_directly", lambda *args: None)
     monkeypatch.setattr(repo, "_append_on_thread",
                         lambda driver, sql, params: on_thread(_Driver(driver), sql, params))
     with pytest.raises(asyncio.CancelledError):

@@ -1,6 +1,7 @@
-"""The cheap storage paths of issue 14: a journal append that is one trip to aiosqlite's
-thread, and a new guest, its session, a live session's read and a client seed written with Core
-statements instead of the ORM, each giving the same answers and leaving the same rows.
+"""The cheap storage paths of issue 14: a journal append written at once on the event loop's
+own SQLite connection when nobody else writes, else one trip to aiosqlite's thread, and a new
+guest, its session, a live session's read and a client seed written with Core statements
+instead of the ORM, each giving the same answers and leaving the same rows.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
 from kva.service import sessions as session_service
 from kva.storage import fair as fair_store
-from kva.storage import repo
+from kva.storage import repo, sqlite_direct
 from kva.storage.models import MatchAction, MatchFair, MatchRow, SessionRow, User
 
 
@@ -75,11 +76,97 @@ async def test_an_append_is_refused_for_a_taken_version_or_an_ended_session(
         assert not await _in_transaction(engine)
 
 
+def _direct_path_busy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Appends find the direct connection locked, so they take the pooled connection."""
+    monkeypatch.setattr(repo, "_append_directly", lambda *args: sqlite_direct.BUSY)
+
+
+def _count_thread_calls(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The functions sent to aiosqlite's thread from now on."""
+    import aiosqlite
+
+    calls: list[Any] = []
+    real = aiosqlite.Connection._execute
+
+    async def counted(self: Any, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(fn)
+        return await real(self, fn, *args, **kwargs)
+
+    monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
+    return calls
+
+
+async def test_an_append_is_written_at_once_when_nobody_else_writes(
+    sessions: async_sessionmaker, engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a SQLite file nobody else is writing, an append (written, stale, or refused for an
+    ended session) never goes to aiosqlite's thread, and what it wrote is what a read of the
+    journal gives."""
+    _sqlite_only(engine)
+    _user, token = await session_service.guest_with_session(sessions)
+    live = session_service.token_hash(token)
+    await _match(sessions, "direct-append-1")
+    calls = _count_thread_calls(monkeypatch)
+    assert await repo.append_journal(engine, "direct-append-1", 1, '{"a":1}', live)
+    assert await repo.append_journal(engine, "direct-append-1", 1, '{"b":1}') is False
+    assert await repo.append_journal(engine, "direct-append-1", 2, '{"c":2}')
+    assert calls == []
+    monkeypatch.undo()
+    assert await session_service.revoke(sessions, token)
+    calls = _count_thread_calls(monkeypatch)
+    with pytest.raises(repo.SessionEnded):
+        await repo.append_journal(engine, "direct-append-1", 3, '{"d":3}', live)
+    assert calls == []
+    monkeypatch.undo()
+    assert await _rows(sessions, "direct-append-1") == [(1, '{"a":1}'), (2, '{"c":2}')]
+    conn = sqlite_direct.direct_connection(engine)
+    assert conn is not None and not conn.in_transaction
+    assert conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == \
+        sqlite_direct.CHECKPOINT_PAGES
+
+
+async def test_an_append_waits_its_turn_while_the_engine_writes(
+    sessions: async_sessionmaker, engine: AsyncEngine
+) -> None:
+    """While a transaction of the engine holds SQLite's write lock, an append finds the
+    direct connection locked at once (the loop is not held) and queues for the pooled
+    connection; it is written after that transaction commits, with the version it asked."""
+    _sqlite_only(engine)
+    await _match(sessions, "direct-append-2")
+    async with engine.begin() as conn:
+        assert await repo.append_change(conn, "direct-append-2", 1, '{"engine":1}')
+        direct = sqlite_direct.direct_connection(engine)
+        assert direct is not None
+        assert sqlite_direct.try_append(direct, "INSERT INTO match_actions (match_id, seq, "
+                                        "change) VALUES (?, ?, ?) RETURNING seq",
+                                        ["direct-append-2", 9, "{}"]) is sqlite_direct.BUSY
+        task = asyncio.create_task(
+            repo.append_journal(engine, "direct-append-2", 2, '{"queued":2}'))
+        await asyncio.sleep(0.05)
+        assert not task.done()
+    assert await task
+    assert await _rows(sessions, "direct-append-2") == [(1, '{"engine":1}'), (2, '{"queued":2}')]
+
+
+async def test_an_in_memory_database_has_no_direct_connection() -> None:
+    """An in-memory SQLite database is private to its one connection: appends take the
+    engine's way."""
+    from kva.storage.db import create_engine
+
+    memory = create_engine("sqlite+aiosqlite:///:memory:")
+    try:
+        assert sqlite_direct.direct_connection(memory) is None
+    finally:
+        await memory.dispose()
+
+
 async def test_an_append_is_one_trip_to_the_sqlite_thread(
     sessions: async_sessionmaker, engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The INSERT and its COMMIT go to aiosqlite's thread as one call, written or refused."""
+    """When the direct connection is locked, the INSERT and its COMMIT go to aiosqlite's
+    thread as one call, written or refused."""
     _sqlite_only(engine)
+    _direct_path_busy(monkeypatch)
     import aiosqlite
 
     await _match(sessions, "fast-append-2")
@@ -108,6 +195,7 @@ async def test_a_cancelled_append_ends_its_transaction(
     still runs to its end there (committed, or rolled back for a taken version), before
     whatever the next user of the connection sends; no transaction is left open."""
     _sqlite_only(engine)
+    _direct_path_busy(monkeypatch)
     await _match(sessions, "fast-append-3")
     assert await repo.append_journal(engine, "fast-append-3", 1, '{"first":1}')
     started, release = threading.Event(), threading.Event()

@@ -1,0 +1,108 @@
+"""Journal appends on SQLite written at once, on the event loop's own thread, when nobody else
+is writing.
+
+Every move of a match that goes on is one journal INSERT (:func:`kva.storage.repo.
+append_journal`). Through the engine it waits for SQLite's one pooled connection and then for a
+trip to aiosqlite's thread and back; under load the way back waits behind everything else the
+event loop has to do, and the connection stays checked out meanwhile, so the next append queues
+behind it. Measured at 500 live matches (docs/performance.md, "Seventh session"): the pooled
+connection was checked out 36 % of the time, 0.8 ms per checkout on average, almost all of it
+appends, for an INSERT that SQLite itself does in tens of microseconds.
+
+So an append first tries a connection of its own, made for the loop's thread
+(:func:`direct_connection`), in autocommit mode with no busy timeout: the INSERT commits as it
+runs, or SQLite answers at once that another connection holds the write lock (a transaction of
+the engine's connection, or another process), and the append then goes the engine's way as
+before (:data:`BUSY`). It never waits inside SQLite, so it never blocks the loop for more than
+the INSERT itself. The write-ahead log is checkpointed by the engine's connection, which commits
+every other change, on aiosqlite's thread (a checkpoint copies and syncs pages: too slow for the
+loop); this connection checkpoints only as a backstop, at ten times SQLite's usual size of the
+log (:data:`CHECKPOINT_PAGES`), if nothing else has committed meanwhile.
+
+Only for a SQLite database in a file: an in-memory database is private to its connection.
+``KVA_SQLITE_DIRECT_APPEND=0`` turns it off (to measure the difference).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import weakref
+from typing import Any, Final
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+#: Whether appends try the direct connection first.
+ENABLED: Final = os.environ.get("KVA_SQLITE_DIRECT_APPEND", "1") != "0"
+
+#: What :func:`try_append` returns when another connection holds SQLite's write lock.
+BUSY: Final = None
+
+#: The size of the write-ahead log, in pages, at which a direct append checkpoints it (SQLite's
+#: default, which the engine's connection keeps, is 1,000).
+CHECKPOINT_PAGES: Final = 10_000
+
+#: Per engine, per thread: its direct connection (None: the engine's database cannot have one).
+_CONNECTIONS: weakref.WeakKeyDictionary[Engine, dict[int, sqlite3.Connection | None]] = (
+    weakref.WeakKeyDictionary())
+
+#: SQLite's primary result codes that mean "someone else holds the lock, try later".
+_LOCKED_CODES: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
+
+
+def direct_connection(engine: AsyncEngine) -> sqlite3.Connection | None:
+    """The calling thread's direct connection to ``engine``'s SQLite file, opened on first use
+    and closed when the engine is disposed; None when there is none to have (not SQLite, an
+    in-memory database, or :data:`ENABLED` off)."""
+    sync = engine.sync_engine
+    per_thread = _CONNECTIONS.get(sync)
+    if per_thread is None:
+        per_thread = _CONNECTIONS[sync] = {}
+        event.listen(sync, "engine_disposed", lambda _engine: _close_all(per_thread))
+    thread = threading.get_ident()
+    if thread not in per_thread:
+        per_thread[thread] = _open(sync)
+    return per_thread[thread]
+
+
+def _open(sync: Engine) -> sqlite3.Connection | None:
+    url = sync.url
+    database = url.database
+    if (not ENABLED or url.get_backend_name() != "sqlite" or not database
+            or database == ":memory:" or database.startswith("file:")
+            or url.query.get("mode") == "memory"):
+        return None
+    # Autocommit (each statement its own transaction), no busy handler (locked: fail at once),
+    # the engine's other settings (kva.storage.db.create_engine); WAL is the file's already.
+    conn = sqlite3.connect(database, timeout=0, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute(f"PRAGMA wal_autocheckpoint={CHECKPOINT_PAGES}")
+    return conn
+
+
+def _close_all(per_thread: dict[int, sqlite3.Connection | None]) -> None:
+    for conn in per_thread.values():
+        if conn is not None:
+            conn.close()
+    per_thread.clear()
+
+
+def try_append(conn: sqlite3.Connection, sql: str, params: list[Any]) -> bool | None:
+    """Run the journal INSERT ``sql`` (``... RETURNING seq``) and commit it: whether it wrote
+    its row (a guarded INSERT whose session has ended writes none), or :data:`BUSY` when
+    another connection holds the write lock (nothing written). ``sqlite3.IntegrityError``
+    when the version exists; nothing is left open either way."""
+    try:
+        cursor = conn.execute(sql, params)
+        try:
+            return bool(cursor.fetchall())
+        finally:
+            cursor.close()
+    except sqlite3.OperationalError as exc:
+        if (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in _LOCKED_CODES:
+            return BUSY
+        raise
