@@ -207,6 +207,8 @@ async def test_a_restart_resumes_with_the_same_seed(sessions: Any, service_facto
     assert "server_seed" not in in_progress
     rng = random.Random(7)
     await _play_until(second, match_id, seats, 1, rng)  # a hand over: the next dealt
+    # (unless that first hand won the match: rare, but the deals are random)
+    won_in_one = (await second.state_for(match_id, seats[0].user_id))["view"]["over"]
     await second.stop()
     third = service_factory()
     await third.start()
@@ -221,6 +223,7 @@ async def test_a_restart_resumes_with_the_same_seed(sessions: Any, service_facto
     fair = record["meta"]["fair"]
     assert fair["commitment"] == committed and fair["client_seeds"] == seeds
     assert fair["seed_by"] == ["player", "player"] and commitment(fair["server_seed"]) == committed
-    assert len(record["hands"]) >= 2  # hands dealt after the restarts, by the same dealer
+    assert len(record["hands"]) >= 2 or won_in_one  # hands dealt after the restarts, by the
+    # same dealer
     verify_record(record)
     await third.stop()

@@ -308,9 +308,11 @@ async def test_sockets_on_the_other_instance_get_every_state_from_their_hello(
         await w.wait_state(last)
         await a.wait_state(last)
         await b.wait_state(last)
+        # Every version from the hello on, none missed (the server's own forced move may
+        # already have followed the last one).
         got = [s["version"] for s in w.states]
-        assert got == list(range(hello, last + 1))
+        assert got == list(range(hello, got[-1] + 1)) and got[-1] >= last
         assert spy.sent and all(keys == {"0", "1", "s"} for _, keys in spy.sent)
-        assert spy.sent[0][0] > hello - 1 and spy.sent[-1][0] == last
+        assert spy.sent[0][0] > hello - 1 and spy.sent[-1][0] >= last
         for sock in (a, b, w):
             await sock.close()
