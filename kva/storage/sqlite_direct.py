@@ -6,7 +6,7 @@ append_journal`). Through the engine it waits for SQLite's one pooled connection
 trip to aiosqlite's thread and back; under load the way back waits behind everything else the
 event loop has to do, and the connection stays checked out meanwhile, so the next append queues
 behind it. Measured at 500 live matches (docs/performance.md, "Seventh session"): the pooled
-connection was checked out 36 % of the time, 0.8 ms per checkout on average, almost all of it
+connection was checked out 37-39 % of the time, 0.8 ms per checkout on average, most of them
 appends, for an INSERT that SQLite itself does in tens of microseconds.
 
 So an append first tries a connection of its own, made for the loop's thread
