@@ -167,17 +167,8 @@ async def test_an_append_is_one_trip_to_the_sqlite_thread(
     thread as one call, written or refused."""
     _sqlite_only(engine)
     _direct_path_busy(monkeypatch)
-    import aiosqlite
-
     await _match(sessions, "fast-append-2")
-    calls: list[Any] = []
-    real = aiosqlite.Connection._execute
-
-    async def counted(self: Any, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        calls.append(fn)
-        return await real(self, fn, *args, **kwargs)
-
-    monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
+    calls = _count_thread_calls(monkeypatch)
     assert await repo.append_journal(engine, "fast-append-2", 1, "{}")
     assert len(calls) == 1
     assert await repo.append_journal(engine, "fast-append-2", 1, "{}") is False
