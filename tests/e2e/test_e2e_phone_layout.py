@@ -203,6 +203,8 @@ def test_moves_are_told_with_the_right_verb_for_you_and_the_bot(
     assert any(p.match(t) for t in toasts for p in mine), (lang, toasts)
     assert any(p.match(t) for t in toasts for p in theirs), (lang, toasts)
     assert not [t for t in toasts for p in wrong if p.match(t)], (lang, toasts)
+    # Tile names are written with a non-breaking hyphen: "0-5" never breaks across two lines.
+    assert not [t for t in toasts if re.search(r"\d-\d", t)], (lang, toasts)
 
     # Resign on my move: the match ends, and no lone "your turn" mark stays behind.
     page.locator("#resign").click()

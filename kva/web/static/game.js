@@ -293,7 +293,8 @@ function announce(event) {
   if (!event) return;
   const move = event.move || event;
   const mine = isYou(move.p);
-  const args = { name: nameOf(move.p), tile: move.tile };
+  // A tile's name keeps its halves together on a narrow screen ("0‑5", a non-breaking hyphen).
+  const args = { name: nameOf(move.p), tile: move.tile && move.tile.replace("-", "\u2011") };
   if (move.kind === "open") toast(mine ? t("opened_you", args) : t("opened", args));
   else if (move.kind === "play") {
     toast((mine ? t("played_you", args) : t("played", args))
