@@ -29,8 +29,17 @@ async def _closed_with(sock: Socket, code: int, timeout: float = 5.0) -> None:
 
 
 async def _bot_match(v: Visitor) -> tuple[str, Socket]:
+    """A match against a bot, once it stands still: the visitor's turn with a real choice
+    (not a lone draw or pass: the server applies those by itself)."""
     match_id = await v.new_match("bot:easy", target=75)
-    return match_id, await v.connect(match_id)
+    sock = await v.connect(match_id)
+    for _ in range(500):
+        view = sock.state["view"]
+        if view["turn"] == view["player"] and any(
+                a["type"] not in ("draw", "pass") for a in view["legal"]):
+            return match_id, sock
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"the match never stood on the visitor's choice: {sock.state}")
 
 
 async def _still_untouched(base_url: str, nickname: str, match_id: str,
