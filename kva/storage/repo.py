@@ -346,27 +346,26 @@ async def append_journal(
     values = {"match_id": match_id, "seq": seq, "change": change,
               "player_session": player_session}
     params = [values[name] for name in order]
-    if driver_name == "aiosqlite":
-        try:
-            written = _append_directly(engine, sql, params)
-        except sqlite3.IntegrityError:  # the version exists
-            return False
-    else:
-        written = None
-    if written is None:
-        written = await _append_through_pool(engine, driver_name, sql, params)
-        if written is None:
-            return False
+    try:
+        written = _append_directly(engine, sql, params) if driver_name == "aiosqlite" else None
+        if written is None:  # not SQLite, or its file is locked: the pooled connection
+            written = await _append_through_pool(engine, driver_name, sql, params)
+    except _VersionTaken:
+        return False
     if not written:
         raise SessionEnded("the session of this change has ended")
     return True
 
 
+class _VersionTaken(Exception):
+    """The journal row of this version exists: the writer's copy is stale."""
+
+
 async def _append_through_pool(
     engine: AsyncEngine, driver_name: str, sql: str, params: list[Any]
-) -> bool | None:
-    """The append on a pooled connection, straight to its driver: whether it wrote its row,
-    or None when the version exists."""
+) -> bool:
+    """The append on a pooled connection, straight to its driver: whether it wrote its row
+    (:class:`_VersionTaken` when the version exists)."""
     async with engine.connect() as conn:
         driver = (await conn.get_raw_connection()).driver_connection
         assert driver is not None
@@ -376,7 +375,7 @@ async def _append_through_pool(
             except Exception as exc:
                 if getattr(exc, "sqlstate", None) != UNIQUE_VIOLATION:  # not "the version exists"
                     raise
-                return None
+                raise _VersionTaken from None
         else:
             # One trip to aiosqlite's thread: the INSERT and its COMMIT (or ROLLBACK) run
             # there as one call (:func:`_append_on_thread`), not as two awaited hops. sqlite3
@@ -387,17 +386,21 @@ async def _append_through_pool(
             try:
                 written = await driver._execute(_append_on_thread, driver, sql, params)
             except sqlite3.IntegrityError:  # the version exists (rolled back)
-                return None
+                raise _VersionTaken from None
     return written
 
 
 def _append_directly(engine: AsyncEngine, sql: str, params: list[Any]) -> bool | None:
     """The append on the loop's own SQLite connection (:mod:`kva.storage.sqlite_direct`):
-    whether it wrote its row, or None when it cannot be written at once that way."""
+    whether it wrote its row, or None when it cannot be written at once that way
+    (:class:`_VersionTaken` when the version exists)."""
     conn = sqlite_direct.direct_connection(engine)
     if conn is None:
         return None
-    return sqlite_direct.try_append(conn, sql, params)
+    try:
+        return sqlite_direct.try_append(conn, sql, params)
+    except sqlite3.IntegrityError:
+        raise _VersionTaken from None
 
 
 def _append_on_thread(driver: Any, sql: str, params: list[Any]) -> bool:
