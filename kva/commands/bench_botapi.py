@@ -31,7 +31,7 @@ import secrets
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import websockets
@@ -48,6 +48,8 @@ from kva.commands.bench_server import (
 )
 
 PASSWORD = "bench-password-0123"
+SeatA = TypeVar("SeatA", bound="Seat")
+SeatB = TypeVar("SeatB", bound="Seat")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -63,6 +65,8 @@ class Seat:
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     closed: bool = False
     errors: list[dict[str, Any]] = field(default_factory=list)
+    #: Why the incoming states stopped, if they did before the match ended.
+    failure: str = ""
 
     def note(self, state: dict[str, Any]) -> None:
         now = time.perf_counter()
@@ -85,6 +89,31 @@ class Seat:
             return None
         plays = [a for a in view["legal"] if a.get("type") == "play"]
         return (int(s["version"]), plays[0]) if plays else None
+
+    def newer_than(self, version: int) -> bool:
+        """Whether a state past ``version`` came (the first may come later than the version
+        after a move: a stream that opens late starts at the state of the moment)."""
+        return self.latest is not None and self.latest["version"] > version
+
+    async def first_state(self, timeout: float = 30.0) -> None:
+        """Wait for the seat's first state (or its end): a real client connects before it
+        plays, and a seat that starts late would miss the first move's version."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self.latest is None and not self.closed and loop.time() < deadline:
+            self.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), deadline - loop.time())
+
+    def describe(self) -> str:
+        """What this seat last saw: for the report of a match that did not finish."""
+        s = self.latest
+        seen = "no state" if s is None else (
+            f"v{s['version']} {s['status']} turn {s['view']['turn']} you {s['you']}"
+            f"{' over' if s['view']['over'] else ''}")
+        return (f"{type(self).__name__}: {seen}; {len(self.arrived)} versions"
+                f"{'; closed' if self.closed else ''}{'; ' + self.failure if self.failure else ''}"
+                f"{'; errors ' + json.dumps(self.errors[-2:]) if self.errors else ''}")
 
     @property
     def over(self) -> bool:
@@ -109,8 +138,8 @@ class WsSeat(Seat):
         try:
             async for text in self.ws:
                 self.note(json.loads(text))
-        except websockets.ConnectionClosed:
-            pass
+        except websockets.ConnectionClosed as exc:
+            self.failure = f"socket closed: {exc}"
         finally:
             self.closed = True
             self.changed.set()
@@ -158,8 +187,10 @@ class ApiSeat(Seat):
                 for line in lines:
                     if line.strip():
                         self.note(json.loads(line))
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
+        except Exception as exc:
+            self.failure = f"stream ended: {type(exc).__name__}: {exc}"
+            if not isinstance(exc, (asyncio.IncompleteReadError, ConnectionError)):
+                raise
         finally:
             self.closed = True
             self.changed.set()
@@ -219,6 +250,12 @@ async def _guest_post(base_url: str, path: str, form: dict[str, str],
     return r.cookie("kva_session") or cookie or "", r.header("location") or ""
 
 
+async def _connected(first: SeatA, second: SeatB) -> tuple[SeatA, SeatB]:
+    """Both seats, once each has its first state: nobody moves before both are connected."""
+    await asyncio.gather(first.first_state(), second.first_state())
+    return first, second
+
+
 async def ws_match(base_url: str) -> tuple[WsSeat, WsSeat]:
     """Two guests at a friend table, both connected."""
     host, location = await _guest_post(base_url, "/matches", {
@@ -229,8 +266,8 @@ async def ws_match(base_url: str) -> tuple[WsSeat, WsSeat]:
     if found is None:
         raise HttpFailure("no table link")
     guest, _ = await _guest_post(base_url, f"/t/{found.group(1).decode()}", {"password": ""})
-    return (await WsSeat().open(base_url, match_id, host),
-            await WsSeat().open(base_url, match_id, guest))
+    return await _connected(await WsSeat().open(base_url, match_id, host),
+                            await WsSeat().open(base_url, match_id, guest))
 
 
 async def api_match(base_url: str, bot: str, token: str) -> tuple[WsSeat, ApiSeat]:
@@ -243,8 +280,8 @@ async def api_match(base_url: str, bot: str, token: str) -> tuple[WsSeat, ApiSea
     if r.status != 200:
         raise HttpFailure(f"accept: {r.status} {r.body[:200]!r}")
     match_id = json.loads(r.body)["match_id"]
-    return (await WsSeat().open(base_url, match_id, guest),
-            await ApiSeat().open(base_url, match_id, token))
+    return await _connected(await WsSeat().open(base_url, match_id, guest),
+                            await ApiSeat().open(base_url, match_id, token))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -257,6 +294,8 @@ class Samples:
     api_ws: list[float] = field(default_factory=list)
     ws_api: list[float] = field(default_factory=list)
     errors: int = 0
+    #: For each match that did not end by points in time: why, and what its seats last saw.
+    stuck: list[str] = field(default_factory=list)
 
 
 async def play(seats: tuple[Seat, Seat], kinds: tuple[str, str], samples: Samples,
@@ -264,10 +303,14 @@ async def play(seats: tuple[Seat, Seat], kinds: tuple[str, str], samples: Sample
     """Play the match to its end; each action's latency to the other seat."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + budget
+    def failed(why: str) -> None:
+        samples.errors += 1
+        samples.stuck.append(f"{why}: " + " | ".join(
+            f"{kind} {seat.describe()}" for kind, seat in zip(kinds, seats, strict=True)))
+
     while not all(s.over for s in seats):
         if loop.time() > deadline:
-            samples.errors += 1
-            return
+            return failed("not finished in time")
         for i, seat in enumerate(seats):
             move = seat.my_play()
             if move is None:
@@ -278,7 +321,7 @@ async def play(seats: tuple[Seat, Seat], kinds: tuple[str, str], samples: Sample
             other = seats[1 - i]
             t0 = time.perf_counter()
             await seat.act(version, action)  # type: ignore[attr-defined]
-            while version + 1 not in other.arrived and not other.over:
+            while not other.newer_than(version) and not other.over:
                 other.changed.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(other.changed.wait(), 10)
@@ -307,6 +350,9 @@ async def play(seats: tuple[Seat, Seat], kinds: tuple[str, str], samples: Sample
             await asyncio.wait(waits, timeout=0.05, return_when=asyncio.FIRST_COMPLETED)
             for w in waits:
                 w.cancel()
+    ended = [s.latest["view"].get("forfeit_reason") for s in seats if s.latest is not None]
+    if any(ended) or any(s.closed and s.failure for s in seats):
+        failed(f"ended by {next(filter(None, ended), 'a closed connection')}")
 
 
 async def bench(base_url: str, matches: int, slots: int, think: float) -> Samples:
@@ -333,7 +379,7 @@ async def bench(base_url: str, matches: int, slots: int, think: float) -> Sample
 
 def _stats(values: list[float]) -> str:
     if not values:
-        return "no samples"
+        return "n=    0  (no samples)"
     v = sorted(values)
     return (f"n={len(v):>5}  p50 {percentile(v, 0.50):6.1f} ms  p95 {percentile(v, 0.95):6.1f} ms"
             f"  p99 {percentile(v, 0.99):6.1f} ms  max {v[-1]:6.1f} ms")
@@ -372,6 +418,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"ws→ws   {_stats(samples.ws_ws)}")
     print(f"api→ws  {_stats(samples.api_ws)}")
     print(f"ws→api  {_stats(samples.ws_api)}")
+    for seen in samples.stuck:
+        print(f"failed match, {seen}")
     if samples.ws_ws and samples.api_ws:
         ratio = percentile(sorted(samples.api_ws), 0.95) / percentile(sorted(samples.ws_ws), 0.95)
         verdict = "within" if ratio <= 2.0 else "OVER"
