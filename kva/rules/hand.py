@@ -377,16 +377,40 @@ class HandState:
         return self.last_placer
 
     def copy(self) -> HandState:
-        """An independent copy (bots search on copies)."""
+        """An independent copy (bots search on copies, hundreds of thousands per decision).
+
+        Every slot is assigned by name: a loop of ``setattr(getattr(...))`` over ``__slots__``
+        cost a third of an exact endgame search. The lists are copied; ``bazaar`` is shared,
+        since a hand never changes it (it draws by advancing ``draw_pos``). A test checks
+        that every slot is copied."""
         new = HandState.__new__(HandState)
-        for name in HandState.__slots__:
-            setattr(new, name, getattr(self, name))
         new.hands = self.hands[:]
         new.pips = self.pips[:]
+        new.bazaar = self.bazaar
+        new.draw_pos = self.draw_pos
+        new.drawable = self.drawable
+        new.pass_only = self.pass_only
         new.ask = self.ask[:]
         new.value = self.value[:]
+        new.ends_mask = self.ends_mask
+        new.stavka = self.stavka
+        new.stavka_end = self.stavka_end
+        new.opening_double_free = self.opening_double_free
+        new.turn = self.turn
+        new.opener = self.opener
+        new.forced_opening = self.forced_opening
+        new.pending = self.pending
+        new.passes = self.passes
+        new.placed = self.placed
+        new.last_placer = self.last_placer
+        new.last_nondouble_placer = self.last_nondouble_placer
         new.points = self.points[:]
+        new.over = self.over
+        new.end = self.end
+        new.winner = self.winner
+        new.end_points = self.end_points
         new.log = self.log[:]
+        new._opening_side = self._opening_side
         return new
 
 

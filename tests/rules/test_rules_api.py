@@ -126,6 +126,26 @@ def test_the_match_starts_each_hand_the_way_from_deal_does() -> None:
         assert fresh.log == played.state.log
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_a_copy_holds_every_slot_and_changes_apart_from_the_original(seed: int) -> None:
+    # Part-way through some hand of a seeded match: copy, then play on the copy only.
+    match = random_match(seed)
+    played = match.hands[seed % len(match.hands)]
+    state = HandState.from_deal(played.deal, played.opener,
+                                forced_opening=played.state.forced_opening)
+    log = played.state.log
+    for entry in log[: len(log) // 2]:
+        state.apply(entry[1])
+    twin = state.copy()
+    for name in HandState.__slots__:  # an unassigned slot raises AttributeError here
+        assert getattr(twin, name) == getattr(state, name), name
+    before = [(name, copy.copy(getattr(state, name))) for name in HandState.__slots__]
+    for entry in log[len(log) // 2:]:
+        twin.apply(entry[1])
+    assert twin.log == log
+    assert [(name, getattr(state, name)) for name in HandState.__slots__] == before
+
+
 def test_log_entries_are_plain_five_tuples() -> None:
     match = random_match(1)
     entry: LogEntry = match.hands[0].state.log[0]
