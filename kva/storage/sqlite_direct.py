@@ -14,10 +14,16 @@ So an append first tries a connection of its own, made for the loop's thread
 runs, or SQLite answers at once that another connection holds the write lock (a transaction of
 the engine's connection, or another process), and the append then goes the engine's way as
 before (:data:`BUSY`). It never waits inside SQLite, so it never blocks the loop for more than
-the INSERT itself. The write-ahead log is checkpointed by the engine's connection, which commits
-every other change, on aiosqlite's thread (a checkpoint copies and syncs pages: too slow for the
-loop); this connection checkpoints only as a backstop, at ten times SQLite's usual size of the
-log (:data:`CHECKPOINT_PAGES`), if nothing else has committed meanwhile.
+the INSERT itself.
+
+The write-ahead log is checkpointed off the loop: every :data:`CHECKPOINT_EVERY` direct appends,
+:func:`counted_append` says so and the caller runs :func:`checkpoint` on the engine's pooled
+connection, on aiosqlite's thread (a checkpoint copies and syncs pages: too slow for the loop).
+The engine's connection also checkpoints at SQLite's usual 1,000 pages whenever it commits
+(every other change). This connection checkpoints only as a backstop, at ten times that size
+(:data:`CHECKPOINT_PAGES`). Before the periodic checkpoint, that backstop was what checkpointed
+whenever few other changes were committed (long matches, few new ones), and each time it held
+the loop for 70-120 ms (docs/performance.md, "Twelfth session").
 
 Only for a SQLite database in a file: an in-memory database is private to its connection.
 ``KVA_SQLITE_DIRECT_APPEND=0`` turns it off (to measure the difference).
@@ -44,6 +50,13 @@ BUSY: Final = None
 #: The size of the write-ahead log, in pages, at which a direct append checkpoints it (SQLite's
 #: default, which the engine's connection keeps, is 1,000).
 CHECKPOINT_PAGES: Final = 10_000
+
+#: Direct appends between two checkpoints of the log off the loop (:func:`counted_append`): an
+#: append adds about 2.4 pages to the log, so about SQLite's usual 1,000 pages.
+CHECKPOINT_EVERY: Final = 400
+
+#: Per engine: direct appends since the last checkpoint was asked for.
+_APPENDED: weakref.WeakKeyDictionary[Engine, int] = weakref.WeakKeyDictionary()
 
 #: Per engine, per thread: its direct connection (None: the engine's database cannot have one).
 _CONNECTIONS: weakref.WeakKeyDictionary[Engine, dict[int, sqlite3.Connection | None]] = (
@@ -106,3 +119,24 @@ def try_append(conn: sqlite3.Connection, sql: str, params: list[Any]) -> bool | 
         if (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in _LOCKED_CODES:
             return BUSY
         raise
+
+
+def counted_append(engine: AsyncEngine) -> bool:
+    """Count a direct append to ``engine``'s file: True once every :data:`CHECKPOINT_EVERY`,
+    when the caller should run :func:`checkpoint`."""
+    sync = engine.sync_engine
+    appended = _APPENDED.get(sync, 0) + 1
+    due = appended >= CHECKPOINT_EVERY
+    _APPENDED[sync] = 0 if due else appended
+    return due
+
+
+async def checkpoint(engine: AsyncEngine) -> tuple[int, int, int]:
+    """Checkpoint ``engine``'s write-ahead log without waiting for anyone (``PASSIVE``: the
+    frames no reader still needs are copied into the database; writers go on meanwhile), on
+    the engine's pooled connection, so on aiosqlite's thread and not the loop's. SQLite's
+    answer: (1 if it could not run at all, pages in the log, pages checkpointed)."""
+    async with engine.connect() as conn:
+        row = tuple((await conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")).one())
+    busy, pages, checkpointed = (int(value) for value in row)
+    return busy, pages, checkpointed

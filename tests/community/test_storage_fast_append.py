@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import threading
+import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -146,6 +147,40 @@ async def test_an_append_waits_its_turn_while_the_engine_writes(
         assert not task.done()
     assert await task
     assert await _rows(sessions, "direct-append-2") == [(1, '{"engine":1}'), (2, '{"queued":2}')]
+
+
+async def test_the_log_is_checkpointed_off_the_loop_every_so_many_appends(
+    sessions: async_sessionmaker, engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every ``CHECKPOINT_EVERY`` direct appends, one checkpoint of the write-ahead log runs on
+    aiosqlite's thread (the engine's pooled connection), not on the loop's direct connection,
+    and it copies every page of the log into the database; appends in between start none."""
+    _sqlite_only(engine)
+    await _match(sessions, "direct-append-checkpoint")
+    monkeypatch.setattr(sqlite_direct, "CHECKPOINT_EVERY", 3)
+    monkeypatch.setattr(sqlite_direct, "_APPENDED", weakref.WeakKeyDictionary())
+    answers: list[tuple[int, int, int]] = []
+    real = sqlite_direct.checkpoint
+
+    async def recorded(engine: AsyncEngine) -> tuple[int, int, int]:
+        answers.append(await real(engine))
+        return answers[-1]
+
+    monkeypatch.setattr(sqlite_direct, "checkpoint", recorded)
+    calls = _count_thread_calls(monkeypatch)
+    for seq in (1, 2):
+        assert await repo.append_journal(engine, "direct-append-checkpoint", seq, "{}")
+    assert engine not in repo._CHECKPOINTS and calls == []
+    assert await repo.append_journal(engine, "direct-append-checkpoint", 3, "{}")
+    await repo._CHECKPOINTS[engine]
+    assert engine not in repo._CHECKPOINTS
+    assert calls, "the checkpoint ran on aiosqlite's thread"
+    [(busy, pages, checkpointed)] = answers
+    assert busy == 0 and pages > 0 and checkpointed == pages
+    for seq in (4, 5):
+        assert await repo.append_journal(engine, "direct-append-checkpoint", seq, "{}")
+    assert engine not in repo._CHECKPOINTS and len(answers) == 1
+    assert [seq for seq, _ in await _rows(sessions, "direct-append-checkpoint")] == [1, 2, 3, 4, 5]
 
 
 async def test_an_in_memory_database_has_no_direct_connection() -> None:
