@@ -51,7 +51,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 from urllib.parse import urlencode, urlsplit
 
 from kva.service.routing import HashRing
@@ -99,6 +99,22 @@ class Recorder:
     #: Guests the server made for the players (two per match, or, with returning players,
     #: two per slot's first match).
     new_guests: int = 0
+    #: Where each action→opponent sample is written as it comes (``--trace``), or None.
+    trace: TextIO | None = None
+    #: Whether samples now fall in a measured window (else in a warm-up).
+    measuring: bool = False
+
+    def opponent_sample(self, t0: float, now: float) -> None:
+        """Record an action→opponent latency: the action was sent at ``t0`` and the opponent
+        had its state at ``now`` (``time.perf_counter``, the machine's monotonic clock, which a
+        probe in a server process can share). In the trace, one line per sample: the send time
+        in seconds, the latency in milliseconds, ``m`` (measured) or ``w`` (warm-up), so that a
+        tail can be seen as bursts (a stall: many actions sent close together, all slow) or
+        spread out (a queue)."""
+        self.opponent.append(now - t0)
+        if self.trace is not None:
+            self.trace.write(f"{t0:.4f} {1000 * (now - t0):.2f} "
+                             f"{'m' if self.measuring else 'w'}\n")
 
     def reset(self) -> None:
         self.actor.clear()
@@ -357,7 +373,7 @@ class Player:
                     game.bench.rec.actor.append(now - pending.t0)
             elif not pending.opponent_done:
                 pending.opponent_done = True
-                game.bench.rec.opponent.append(now - pending.t0)
+                game.bench.rec.opponent_sample(pending.t0, now)
             if pending.actor_done and pending.opponent_done:
                 del game.pending[v]
         fair = msg.get("fair")
@@ -579,6 +595,7 @@ class Bench:
                 gc.freeze()
                 gc.disable()
                 self.rec.reset()
+                self.rec.measuring = True
                 self.sampler.reset()
                 owners0 = await self.owner_counters()
                 cpu0 = os.times()
@@ -586,6 +603,7 @@ class Bench:
                 await asyncio.sleep(duration)
                 elapsed = time.perf_counter() - t0
                 cpu1 = os.times()
+                self.rec.measuring = False
                 gc.enable()
                 gc.unfreeze()
                 self.sampler.sample()
@@ -857,6 +875,14 @@ def run(args: argparse.Namespace) -> int:
         return 2
     steps = args.matches
     with contextlib.ExitStack() as stack:
+        trace: TextIO | None = None
+        if args.trace:
+            try:
+                trace = stack.enter_context(open(args.trace, "w", encoding="utf-8"))
+            except OSError as exc:
+                print(f"kva bench server: cannot write --trace {args.trace}: {exc.strerror}",
+                      file=sys.stderr)
+                return 2
         if urls:
             down = [u for u in urls if not _healthy(u)]
             if down:
@@ -885,6 +911,7 @@ def run(args: argparse.Namespace) -> int:
         print(HEADER, flush=True)
         bench = Bench(urls, args.think, args.jitter, args.target, ProcessSampler(pids),
                       args.seed, args.spread, returning=args.players == "returning")
+        bench.rec.trace = trace
         results = asyncio.run(bench.run(steps, args.duration, args.warmup,
                                         lambda r: print(row(r), flush=True)))
     line = headline(label, results, args.slo_ms)
@@ -960,4 +987,8 @@ def add_parser(which: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                      help="p99 action→opponent a step must keep for the headline (default 50)")
     out.add_argument("--label", help="what the headline calls the servers")
     out.add_argument("--json", metavar="FILE", help="write every step's figures as JSON")
+    out.add_argument("--trace", metavar="FILE",
+                     help="write every action→opponent sample as it comes: the action's send "
+                          "time (s, monotonic clock), its latency (ms), m (measured) or w "
+                          "(warm-up); bursts of slow actions sent close together are a stall")
     p.set_defaults(func=run)

@@ -30,8 +30,9 @@ def _bench(tmp_path: Path, capsys: pytest.CaptureFixture[str], *options: str
 def test_bench_server_plays_matches_and_prints_a_headline(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    trace = tmp_path / "trace.txt"
     out, data = _bench(tmp_path, capsys, "--matches", "3", "--duration", "5", "--warmup", "2",
-                       "--think", "0.3")
+                       "--think", "0.3", "--trace", str(trace))
     last = out.strip().splitlines()[-1]
     assert last.startswith("headline: sqlite 1 process: 3 matches, p99 action→opponent"), out
     assert ", 0 errors" in last, out
@@ -40,6 +41,21 @@ def test_bench_server_plays_matches_and_prints_a_headline(
     assert step["actions"] > 0 and step["opponent_samples"] > 0, step
     assert step["server_rss_mib"] > 0 and step["server_cpu_percent"] is not None
     assert data["headline"] == last
+    samples = [line.split() for line in trace.read_text().splitlines()]
+    measured = [float(ms) for _sent, ms, phase in samples if phase == "m"]
+    assert len(measured) == step["opponent_samples"], (len(measured), step)
+    assert max(measured) == pytest.approx(step["opponent_ms"]["max"], abs=0.01)
+    assert {phase for _sent, _ms, phase in samples} <= {"m", "w"}
+
+
+def test_bench_server_refuses_a_trace_file_it_cannot_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(["bench", "server", "--start", "1", "--matches", "1",
+                   "--trace", str(tmp_path / "missing" / "trace.txt")])
+    assert status == 2
+    err = capsys.readouterr().err
+    assert "cannot write --trace" in err and "No such file" in err
 
 
 def _step(matches: int, p99: float, errors: int = 0) -> StepResult:

@@ -1,0 +1,92 @@
+"""A probe for where a latency tail comes from, loaded into `kva serve` processes started by
+`kva bench server` (they inherit the bench's environment), not part of kva itself:
+
+    PYTHONPATH=scripts/stall_probe kva bench server ... --trace /tmp/trace.txt
+
+Each server process (and each bot worker) writes ``$KVA_PROBE_DIR/probe-<pid>.log`` (default:
+the temporary folder), one line per event, stamped with ``time.perf_counter()`` (the machine's
+monotonic clock, the one the bench's ``--trace`` uses):
+
+- ``gc <t> gen<N> <ms>``: a garbage collection over 3 ms;
+- ``lag <t> <ms>``: the event loop came back from a 5 ms sleep more than 15 ms late (the loop
+  was busy or blocked);
+- ``append <t> <ms>``: a journal append (``kva.storage.repo.append_journal``) took over 30 ms.
+
+A burst of slow actions in the trace with a ``lag`` at the same time is the loop held (a
+collection, a synchronous call); with slow ``append`` lines and no ``lag``, the loop was free
+and the database was slow to commit (docs/performance.md, "Twelfth session").
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import tempfile
+import time
+from typing import Any
+
+_PROBED = os.environ.get("KVA_DATA_DIR", "").startswith(
+    os.path.join(tempfile.gettempdir(), "kva-bench-"))
+_out: Any = None
+_gc_started = 0.0
+
+
+def _write(line: str) -> None:
+    global _out
+    if _out is None:
+        folder = os.environ.get("KVA_PROBE_DIR", tempfile.gettempdir())
+        _out = open(os.path.join(folder, f"probe-{os.getpid()}.log"), "w", buffering=1)  # noqa: SIM115
+    _out.write(line + "\n")
+
+
+def _on_gc(phase: str, info: dict[str, Any]) -> None:
+    global _gc_started
+    if phase == "start":
+        _gc_started = time.perf_counter()
+        return
+    ms = (time.perf_counter() - _gc_started) * 1000
+    if ms > 3:
+        _write(f"gc {_gc_started:.4f} gen{info['generation']} {ms:.1f}")
+
+
+def _install() -> None:
+    import asyncio
+
+    import kva.storage.repo as repo
+    import kva.web.app as app
+    import kva.web.runtime as runtime
+
+    async def lag() -> None:
+        while True:
+            started = time.perf_counter()
+            await asyncio.sleep(0.005)
+            late = (time.perf_counter() - started - 0.005) * 1000
+            if late > 15:
+                _write(f"lag {started:.4f} {late:.1f}")
+
+    real_tune = runtime.tune_gc
+
+    def tune_gc(*args: Any, **kwargs: Any) -> None:  # called once, in the app's lifespan
+        real_tune(*args, **kwargs)
+        _tasks.append(asyncio.get_running_loop().create_task(lag()))
+
+    runtime.tune_gc = tune_gc
+    app.tune_gc = tune_gc  # type: ignore[attr-defined]
+    real_append = repo.append_journal
+
+    async def append_journal(*args: Any, **kwargs: Any) -> bool:
+        started = time.perf_counter()
+        try:
+            return await real_append(*args, **kwargs)
+        finally:
+            ms = (time.perf_counter() - started) * 1000
+            if ms > 30:
+                _write(f"append {started:.4f} {ms:.1f}")
+
+    repo.append_journal = append_journal
+
+
+_tasks: list[Any] = []
+if _PROBED:
+    gc.callbacks.append(_on_gc)
+    _install()
