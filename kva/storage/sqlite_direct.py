@@ -17,8 +17,9 @@ before (:data:`BUSY`). It never waits inside SQLite, so it never blocks the loop
 the INSERT itself.
 
 The write-ahead log is checkpointed off the loop: every :data:`CHECKPOINT_EVERY` direct appends,
-:func:`counted_append` says so and the caller runs :func:`checkpoint` on the engine's pooled
-connection, on aiosqlite's thread (a checkpoint copies and syncs pages: too slow for the loop).
+:func:`counted_append` says so and the caller runs :func:`checkpoint` on a connection of its
+own in a worker thread (a checkpoint copies and syncs pages: too slow for the loop, and it would
+hold the engine's one pooled connection).
 The engine's connection also checkpoints at SQLite's usual 1,000 pages whenever it commits
 (every other change). This connection checkpoints only as a backstop, at ten times that size
 (:data:`CHECKPOINT_PAGES`). Before the periodic checkpoint, that backstop was what checkpointed
@@ -31,6 +32,7 @@ Only for a SQLite database in a file: an in-memory database is private to its co
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sqlite3
 import threading
@@ -57,6 +59,9 @@ CHECKPOINT_EVERY: Final = 400
 
 #: Per engine: direct appends since the last checkpoint was asked for.
 _APPENDED: weakref.WeakKeyDictionary[Engine, int] = weakref.WeakKeyDictionary()
+
+#: Per engine: the connection its checkpoints run on (:func:`checkpoint`).
+_CHECKPOINTERS: weakref.WeakKeyDictionary[Engine, sqlite3.Connection] = weakref.WeakKeyDictionary()
 
 #: Per engine, per thread: its direct connection (None: the engine's database cannot have one).
 _CONNECTIONS: weakref.WeakKeyDictionary[Engine, dict[int, sqlite3.Connection | None]] = (
@@ -133,10 +138,28 @@ def counted_append(engine: AsyncEngine) -> bool:
 
 async def checkpoint(engine: AsyncEngine) -> tuple[int, int, int]:
     """Checkpoint ``engine``'s write-ahead log without waiting for anyone (``PASSIVE``: the
-    frames no reader still needs are copied into the database; writers go on meanwhile), on
-    the engine's pooled connection, so on aiosqlite's thread and not the loop's. SQLite's
-    answer: (1 if it could not run at all, pages in the log, pages checkpointed)."""
-    async with engine.connect() as conn:
-        row = tuple((await conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")).one())
-    busy, pages, checkpointed = (int(value) for value in row)
-    return busy, pages, checkpointed
+    frames no reader still needs are copied into the database; writers go on meanwhile), on a
+    connection of its own in a worker thread: neither the loop nor the engine's one pooled
+    connection waits for it (a checkpoint copies and syncs pages, tens of milliseconds on a
+    slow disk). The caller runs one at a time per engine. SQLite's answer: (1 if it could not
+    run at all, pages in the log, pages checkpointed)."""
+    sync = engine.sync_engine
+    conn = _CHECKPOINTERS.get(sync)
+    if conn is None:
+        conn = _open(sync)
+        if conn is None:
+            return 1, 0, 0
+        _CHECKPOINTERS[sync] = conn
+        event.listen(sync, "engine_disposed", lambda _engine: _close_checkpointer(sync))
+    return await asyncio.to_thread(_checkpoint_now, conn)
+
+
+def _checkpoint_now(conn: sqlite3.Connection) -> tuple[int, int, int]:
+    busy, pages, checkpointed = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    return int(busy), int(pages), int(checkpointed)
+
+
+def _close_checkpointer(sync: Engine) -> None:
+    conn = _CHECKPOINTERS.pop(sync, None)
+    if conn is not None:
+        conn.close()

@@ -152,21 +152,24 @@ async def test_an_append_waits_its_turn_while_the_engine_writes(
 async def test_the_log_is_checkpointed_off_the_loop_every_so_many_appends(
     sessions: async_sessionmaker, engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Every ``CHECKPOINT_EVERY`` direct appends, one checkpoint of the write-ahead log runs on
-    aiosqlite's thread (the engine's pooled connection), not on the loop's direct connection,
-    and it copies every page of the log into the database; appends in between start none."""
+    """Every ``CHECKPOINT_EVERY`` direct appends, one checkpoint of the write-ahead log runs in
+    a worker thread, neither on the loop's thread nor on the engine's pooled connection
+    (aiosqlite's thread), and it copies every page of the log into the database; appends in
+    between start none."""
     _sqlite_only(engine)
     await _match(sessions, "direct-append-checkpoint")
     monkeypatch.setattr(sqlite_direct, "CHECKPOINT_EVERY", 3)
     monkeypatch.setattr(sqlite_direct, "_APPENDED", weakref.WeakKeyDictionary())
     answers: list[tuple[int, int, int]] = []
-    real = sqlite_direct.checkpoint
+    threads: list[int] = []
+    real = sqlite_direct._checkpoint_now
 
-    async def recorded(engine: AsyncEngine) -> tuple[int, int, int]:
-        answers.append(await real(engine))
+    def recorded(conn: Any) -> tuple[int, int, int]:
+        threads.append(threading.get_ident())
+        answers.append(real(conn))
         return answers[-1]
 
-    monkeypatch.setattr(sqlite_direct, "checkpoint", recorded)
+    monkeypatch.setattr(sqlite_direct, "_checkpoint_now", recorded)
     calls = _count_thread_calls(monkeypatch)
     for seq in (1, 2):
         assert await repo.append_journal(engine, "direct-append-checkpoint", seq, "{}")
@@ -174,7 +177,7 @@ async def test_the_log_is_checkpointed_off_the_loop_every_so_many_appends(
     assert await repo.append_journal(engine, "direct-append-checkpoint", 3, "{}")
     await repo._CHECKPOINTS[engine]
     assert engine not in repo._CHECKPOINTS
-    assert calls, "the checkpoint ran on aiosqlite's thread"
+    assert calls == [] and threads != [threading.get_ident()]
     [(busy, pages, checkpointed)] = answers
     assert busy == 0 and pages > 0 and checkpointed == pages
     for seq in (4, 5):
