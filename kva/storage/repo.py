@@ -6,8 +6,6 @@ docstring says otherwise, so a caller can put several writes in one transaction.
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import secrets
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -47,8 +45,6 @@ from kva.storage.models import (
     WatchGrant,
     utcnow,
 )
-
-log = logging.getLogger(__name__)
 
 _ACTIONS = cast(Table, MatchAction.__table__)
 _MATCHES = cast(Table, MatchRow.__table__)
@@ -405,31 +401,9 @@ def _append_directly(engine: AsyncEngine, sql: str, params: list[Any]) -> bool |
         written = sqlite_direct.try_append(conn, sql, params)
     except sqlite3.IntegrityError:
         raise _VersionTaken from None
-    if written is not sqlite_direct.BUSY and sqlite_direct.counted_append(engine):
-        _checkpoint_off_the_loop(engine)
+    if written is not sqlite_direct.BUSY:
+        sqlite_direct.appended(engine)
     return written
-
-
-#: The checkpoints of :func:`_checkpoint_off_the_loop` in progress, per engine (a task must be
-#: referenced while it runs).
-_CHECKPOINTS: dict[AsyncEngine, asyncio.Task[None]] = {}
-
-
-def _checkpoint_off_the_loop(engine: AsyncEngine) -> None:
-    """Start a checkpoint of ``engine``'s write-ahead log on aiosqlite's thread
-    (:func:`kva.storage.sqlite_direct.checkpoint`), unless one is in progress."""
-    if engine in _CHECKPOINTS:
-        return
-
-    async def run() -> None:
-        try:
-            await sqlite_direct.checkpoint(engine)
-        except Exception:  # the next one, or the engine's own, will do
-            log.warning("checkpointing the SQLite log failed", exc_info=True)
-        finally:
-            _CHECKPOINTS.pop(engine, None)
-
-    _CHECKPOINTS[engine] = asyncio.get_running_loop().create_task(run())
 
 
 def _append_on_thread(driver: Any, sql: str, params: list[Any]) -> bool:

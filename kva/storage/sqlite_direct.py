@@ -17,9 +17,9 @@ before (:data:`BUSY`). It never waits inside SQLite, so it never blocks the loop
 the INSERT itself.
 
 The write-ahead log is checkpointed off the loop: every :data:`CHECKPOINT_EVERY` direct appends,
-:func:`counted_append` says so and the caller runs :func:`checkpoint` on a connection of its
-own in a worker thread (a checkpoint copies and syncs pages: too slow for the loop, and it would
-hold the engine's one pooled connection).
+:func:`appended` starts :func:`checkpoint` on a connection of its own in a worker thread (a
+checkpoint copies and syncs pages: too slow for the loop, and it would hold the engine's one
+pooled connection).
 The engine's connection also checkpoints at SQLite's usual 1,000 pages whenever it commits
 (every other change). This connection checkpoints only as a backstop, at ten times that size
 (:data:`CHECKPOINT_PAGES`). Before the periodic checkpoint, that backstop was what checkpointed
@@ -33,6 +33,7 @@ Only for a SQLite database in a file: an in-memory database is private to its co
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sqlite3
 import threading
@@ -42,6 +43,8 @@ from typing import Any, Final
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine
+
+log = logging.getLogger(__name__)
 
 #: Whether appends try the direct connection first.
 ENABLED: Final = os.environ.get("KVA_SQLITE_DIRECT_APPEND", "1") != "0"
@@ -53,12 +56,16 @@ BUSY: Final = None
 #: default, which the engine's connection keeps, is 1,000).
 CHECKPOINT_PAGES: Final = 10_000
 
-#: Direct appends between two checkpoints of the log off the loop (:func:`counted_append`): an
+#: Direct appends between two checkpoints of the log off the loop (:func:`appended`): an
 #: append adds about 2.4 pages to the log, so about SQLite's usual 1,000 pages.
 CHECKPOINT_EVERY: Final = 400
 
 #: Per engine: direct appends since the last checkpoint was asked for.
 _APPENDED: weakref.WeakKeyDictionary[Engine, int] = weakref.WeakKeyDictionary()
+
+#: The checkpoints :func:`appended` started that are still running, per engine (a task must
+#: be referenced while it runs).
+_CHECKPOINTS: dict[AsyncEngine, asyncio.Task[None]] = {}
 
 #: Per engine: the connection its checkpoints run on (:func:`checkpoint`).
 _CHECKPOINTERS: weakref.WeakKeyDictionary[Engine, sqlite3.Connection] = weakref.WeakKeyDictionary()
@@ -126,14 +133,27 @@ def try_append(conn: sqlite3.Connection, sql: str, params: list[Any]) -> bool | 
         raise
 
 
-def counted_append(engine: AsyncEngine) -> bool:
-    """Count a direct append to ``engine``'s file: True once every :data:`CHECKPOINT_EVERY`,
-    when the caller should run :func:`checkpoint`."""
+def appended(engine: AsyncEngine) -> None:
+    """Count a direct append to ``engine``'s file; every :data:`CHECKPOINT_EVERY`, start a
+    :func:`checkpoint` in the background, unless one is still running."""
     sync = engine.sync_engine
-    appended = _APPENDED.get(sync, 0) + 1
-    due = appended >= CHECKPOINT_EVERY
-    _APPENDED[sync] = 0 if due else appended
-    return due
+    count = _APPENDED.get(sync, 0) + 1
+    if count < CHECKPOINT_EVERY:
+        _APPENDED[sync] = count
+        return
+    _APPENDED[sync] = 0
+    if engine in _CHECKPOINTS:
+        return
+
+    async def run() -> None:
+        try:
+            await checkpoint(engine)
+        except Exception:  # the next one, or the engine's own, will do
+            log.warning("checkpointing the SQLite log failed", exc_info=True)
+        finally:
+            _CHECKPOINTS.pop(engine, None)
+
+    _CHECKPOINTS[engine] = asyncio.get_running_loop().create_task(run())
 
 
 async def checkpoint(engine: AsyncEngine) -> tuple[int, int, int]:

@@ -173,16 +173,16 @@ async def test_the_log_is_checkpointed_off_the_loop_every_so_many_appends(
     calls = _count_thread_calls(monkeypatch)
     for seq in (1, 2):
         assert await repo.append_journal(engine, "direct-append-checkpoint", seq, "{}")
-    assert engine not in repo._CHECKPOINTS and calls == []
+    assert engine not in sqlite_direct._CHECKPOINTS and calls == []
     assert await repo.append_journal(engine, "direct-append-checkpoint", 3, "{}")
-    await repo._CHECKPOINTS[engine]
-    assert engine not in repo._CHECKPOINTS
+    await sqlite_direct._CHECKPOINTS[engine]
+    assert engine not in sqlite_direct._CHECKPOINTS
     assert calls == [] and threads != [threading.get_ident()]
     [(busy, pages, checkpointed)] = answers
     assert busy == 0 and pages > 0 and checkpointed == pages
     for seq in (4, 5):
         assert await repo.append_journal(engine, "direct-append-checkpoint", seq, "{}")
-    assert engine not in repo._CHECKPOINTS and len(answers) == 1
+    assert engine not in sqlite_direct._CHECKPOINTS and len(answers) == 1
     assert [seq for seq, _ in await _rows(sessions, "direct-append-checkpoint")] == [1, 2, 3, 4, 5]
 
 
