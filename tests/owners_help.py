@@ -4,6 +4,7 @@ tests/community and tests/web)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import random
 import secrets
@@ -64,6 +65,10 @@ class Cluster:
             await broker.stop()
 
 
+#: Seconds a cluster's teardown may take before it fails the test instead of hanging.
+CLOSE_TIMEOUT_S = 30.0
+
+
 @contextlib.asynccontextmanager
 async def running_cluster(sessions: async_sessionmaker,
                           watch_s: float | None = None) -> AsyncIterator[Cluster]:
@@ -75,4 +80,6 @@ async def running_cluster(sessions: async_sessionmaker,
     try:
         yield cluster
     finally:
-        await cluster.close()
+        # Bounded: a test that failed midway can leave a service that never stops, and the
+        # suite must report the failure rather than hang in this teardown.
+        await asyncio.wait_for(cluster.close(), CLOSE_TIMEOUT_S)
