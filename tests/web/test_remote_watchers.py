@@ -27,6 +27,7 @@ from webhelp import ServerThread, Visitor
 
 from kva.service.broker import RedisBroker, Subscription
 from kva.service.play import PlayService, topic, viewer_key
+from kva.service.play.owners import WATCH_EXPIRY
 from kva.storage.models import User
 from kva.web.services import services
 
@@ -51,6 +52,10 @@ class RedisSpy:
             return await real(name, data, **kwargs)
 
         broker._redis.publish = publish
+
+
+#: The watch period of the test that lets a watch expire.
+WATCH_S = 0.25
 
 
 @pytest.fixture
@@ -166,7 +171,11 @@ async def test_a_remote_watch_stops_the_redis_publishes_once_it_expires(
 ) -> None:
     """(c) A spectator on the other process makes the owner send the states (with the
     spectator's key) to Redis; once it has gone and its watch is not renewed, they stop."""
-    owner, other = await cluster.process(watch_s=0.1), await cluster.process(watch_s=0.1)
+    # The watch is renewed every WATCH_S and expires after 3 × WATCH_S unrenewed. 0.1 s
+    # once failed on a loaded machine (the two passes of the suite in parallel), most likely
+    # a renewal late by 0.3 s expiring a watch still wanted; 0.25 s leaves 0.75 s of slack.
+    owner = await cluster.process(watch_s=WATCH_S)
+    other = await cluster.process(watch_s=WATCH_S)
     assert owner.owners is not None
     match_id, ids = await _new_match(sessions, owner)
     players = [await Viewer(owner, match_id, ids[s], s).open() for s in (0, 1)]
@@ -177,7 +186,7 @@ async def test_a_remote_watch_stops_the_redis_publishes_once_it_expires(
     last = 0
     for _ in range(3):
         last = await _move(owner, match_id, ids, rng)
-    await asyncio.sleep(0.5)  # renewed a few times meanwhile: still watched
+    await asyncio.sleep(4 * WATCH_S)  # longer than the expiry, renewed meanwhile: still watched
     for _ in range(2):
         last = await _move(owner, match_id, ids, rng)
     await _settle()
@@ -186,7 +195,7 @@ async def test_a_remote_watch_stops_the_redis_publishes_once_it_expires(
     assert all(keys == {"0", "1", "s"} for _, keys in spy.sent)
 
     await spectator.close()
-    await asyncio.sleep(3 * 0.1 + 0.2)  # not renewed: expired
+    await asyncio.sleep(WATCH_EXPIRY * WATCH_S + 0.3)  # not renewed: expired
     before = len(spy.sent)
     for _ in range(3):
         last = await _move(owner, match_id, ids, rng)
