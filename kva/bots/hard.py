@@ -73,6 +73,7 @@ class HardBot:
         follow: float = 0.0,
         shed_late: float = 0.0,
         blind_threat: int = 0,
+        opp_blind: int = 0,
     ) -> None:
         #: Playouts per decision, shared among the legal moves.
         self.playouts = playouts
@@ -125,6 +126,10 @@ class HardBot:
         #: expected best over the tiles I cannot rule out, as at the table) instead of from the
         #: guessed hand, so that the playouts do not credit me with knowledge I will not have.
         self.blind_threat = blind_threat
+        #: Playout policy: 1 makes the opponent's playout choices read my reply blind (the
+        #: expected best over every tile it cannot see) instead of from my hand, which it does
+        #: not see at the table either.
+        self.opp_blind = opp_blind
 
     def choose(self, view: PlayerView, rng: random.Random) -> int:
         legal = view.legal
@@ -269,15 +274,17 @@ class HardBot:
         lookahead = self.lookahead
         block = self.block
         spread, follow, shed_late = self.spread, self.follow, self.shed_late
-        extra = spread > 0.0 or follow > 0.0 or shed_late > 0.0 or self.blind_threat > 0
+        extra = (spread > 0.0 or follow > 0.0 or shed_late > 0.0 or self.blind_threat > 0
+                 or self.opp_blind > 0)
         me = knowledge.me if self.blind_threat > 0 else -1
+        opp = 1 - knowledge.me if self.opp_blind > 0 else -1
         possible = knowledge.possible_opponent_tiles() if me >= 0 else 0
         if extra:
 
             def run_extra(state: HandState, seed: int) -> None:
                 smart_playout(
                     state, random.Random(seed), noise, threat, lookahead, block,
-                    spread, follow, shed_late, me, possible,
+                    spread, follow, shed_late, me, possible, opp,
                 )
 
             return run_extra

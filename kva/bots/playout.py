@@ -70,6 +70,7 @@ def playout(
     shed_late: float = 0.0,
     me: int = -1,
     possible: int = 0,
+    opp: int = -1,
 ) -> None:
     """Play ``state`` (a copy) to the end of the hand; see the module docstring.
 
@@ -82,6 +83,12 @@ def playout(
     would at the table: not from the guessed hand but as the expected best over the tiles
     ``me`` cannot rule out (``possible``, less the tiles seen since), each held with the same
     chance (:func:`_blind_threat`). The other player's choices still read the guess.
+
+    With ``opp`` >= 0, the choices of player ``opp`` read the reply blind in the same way, from
+    what ``opp`` sees at the table: any tile neither on the board nor in its own hand (the other
+    hand and the bazaar, protected tiles included) may be the other player's. This models an
+    opponent that does not know my hand (inferences it could draw from my draws are ignored)
+    instead of one that reads the guess of my hand as if it saw it.
     """
     random_ = rng.random
     smart = lookahead
@@ -101,8 +108,15 @@ def playout(
         hand_size = state.hands[mover].bit_count()
         look = smart > 0 and (threat > 0.0 or block > 0.0)
         smart -= 1
-        blind = mover == me
-        cands = possible & ~seen & ~state.hands[mover] if blind and look else 0
+        blind = mover in (me, opp)
+        cands = 0
+        if blind and look:
+            if mover == opp:
+                cands = state.hands[1 - mover]
+                for t in state.bazaar[state.draw_pos:]:
+                    cands |= TILE_BIT[t]
+            else:
+                cands = possible & ~seen & ~state.hands[mover]
         count = state.hands[1 - mover].bit_count()
         keep = look and (spread > 0.0 or follow > 0.0 or shed_late > 0.0)
         mine = state.hands[mover]

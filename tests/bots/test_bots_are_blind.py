@@ -27,6 +27,8 @@ def blind_bots() -> list[Bot]:
     )
     bots.append(HardBot(playouts=16, reply_depth=2, reply_top=2, reply_playouts=24,
                         exact_nodes=0, blind_threat=1))
+    # Playouts whose opponent prices my reply over every tile it cannot see.
+    bots.append(HardBot(playouts=24, exact_nodes=0, opp_blind=1))
     bots.append(HardV1Bot(playouts=24))
     return bots
 

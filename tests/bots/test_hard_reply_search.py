@@ -100,7 +100,7 @@ def test_depth_one_and_zero_keeping_terms_leave_hard_s_decisions_alone() -> None
     plain = HardBot(playouts=40, exact_nodes=0)
     spelled = HardBot(
         playouts=40, exact_nodes=0, reply_depth=1, reply_top=3, spread=0.0, follow=0.0,
-        shed_late=0.0, blind_threat=0,
+        shed_late=0.0, blind_threat=0, opp_blind=0,
     )
     for k, view in enumerate(_choices(seed=25, count=40)):
         assert plain.choose(view, random.Random(k)) == spelled.choose(view, random.Random(k))
@@ -145,6 +145,32 @@ def test_blind_threat_playouts_finish_and_change_only_my_own_choices() -> None:
 def test_blind_threat_decisions_are_legal_and_reproducible() -> None:
     bot = HardBot(playouts=40, blind_threat=1, exact_nodes=0)
     for k, view in enumerate(_choices(seed=28, count=30)):
+        code = bot.choose(view, random.Random(k))
+        assert code in view.legal
+        assert bot.choose(view, random.Random(k)) == code
+
+
+def test_opponent_blind_playouts_finish_and_change_only_the_opponent_s_choices() -> None:
+    changed = 0
+    for k, view in enumerate(_choices(seed=29, count=40)):
+        knowledge = Knowledge(view)
+        opp_hand, rest, _items = knowledge.sample(random.Random(k))
+        state = knowledge.state(view, opp_hand, rest)
+        finals = []
+        for opp in (1 - knowledge.me, 1 - knowledge.me, -1):
+            s = state.copy()
+            s.apply_unchecked(view.legal[0])  # the opponent moves first in the playout
+            smart_playout(s, random.Random(k), 0.35, 0.7, 4, 0.0, 0.0, 0.0, 0.0, -1, 0, opp)
+            assert s.over
+            finals.append((s.points, s.winner, s.end_points, s.hands))
+        assert finals[0] == finals[1]
+        changed += finals[0] != finals[2]
+    assert changed >= 1
+
+
+def test_opponent_blind_decisions_are_legal_and_reproducible() -> None:
+    bot = HardBot(playouts=40, opp_blind=1, exact_nodes=0)
+    for k, view in enumerate(_choices(seed=31, count=30)):
         code = bot.choose(view, random.Random(k))
         assert code in view.legal
         assert bot.choose(view, random.Random(k)) == code
