@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from botshelp import positions
 
 from kva.bots.hard import HardBot
@@ -123,54 +124,41 @@ def test_playouts_with_keeping_terms_finish_the_hand_reproducibly() -> None:
     assert changed >= 1  # the terms do change some playouts
 
 
-def test_blind_threat_playouts_finish_and_change_only_my_own_choices() -> None:
+def _blind_playout_finals(state: HandState, view: PlayerView, k: int, me: int, possible: int,
+                          opp: int) -> tuple[object, ...]:
+    """The end of a playout from ``state`` after my move ``view.legal[0]``, the opponent's
+    first; ``me`` and ``opp`` as :func:`~kva.bots.playout.playout` takes them."""
+    s = state.copy()
+    s.apply_unchecked(view.legal[0])
+    smart_playout(s, random.Random(k), 0.35, 0.7, 4, 0.0, 0.0, 0.0, 0.0, me, possible, opp)
+    assert s.over
+    return (s.points, s.winner, s.end_points, s.hands)
+
+
+@pytest.mark.parametrize("side", ["mine", "opponent's"])
+def test_blind_threat_playouts_finish_reproducibly_and_change_some(side: str) -> None:
+    """My own choices read the reply blind (``me``), or the opponent's do (``opp``): the
+    playout still ends, the same way for the same seed, and differs from the sighted one in
+    some guesses."""
     changed = 0
-    for k, view in enumerate(_choices(seed=27, count=40)):
+    for k, view in enumerate(_choices(seed=27 if side == "mine" else 29, count=40)):
         knowledge = Knowledge(view)
         opp_hand, rest, _items = knowledge.sample(random.Random(k))
         state = knowledge.state(view, opp_hand, rest)
-        possible = knowledge.possible_opponent_tiles()
-        finals = []
-        for me in (knowledge.me, knowledge.me, -1):
-            s = state.copy()
-            s.apply_unchecked(view.legal[0])  # the opponent moves first in the playout
-            smart_playout(s, random.Random(k), 0.35, 0.7, 4, 0.0, 0.0, 0.0, 0.0, me, possible)
-            assert s.over
-            finals.append((s.points, s.winner, s.end_points, s.hands))
-        assert finals[0] == finals[1]
-        changed += finals[0] != finals[2]
+        if side == "mine":
+            blind = (knowledge.me, knowledge.possible_opponent_tiles(), -1)
+        else:
+            blind = (-1, 0, 1 - knowledge.me)
+        first = _blind_playout_finals(state, view, k, *blind)
+        assert _blind_playout_finals(state, view, k, *blind) == first
+        changed += first != _blind_playout_finals(state, view, k, -1, 0, -1)
     assert changed >= 1
 
 
-def test_blind_threat_decisions_are_legal_and_reproducible() -> None:
-    bot = HardBot(playouts=40, blind_threat=1, exact_nodes=0)
-    for k, view in enumerate(_choices(seed=28, count=30)):
-        code = bot.choose(view, random.Random(k))
-        assert code in view.legal
-        assert bot.choose(view, random.Random(k)) == code
-
-
-def test_opponent_blind_playouts_finish_and_change_only_the_opponent_s_choices() -> None:
-    changed = 0
-    for k, view in enumerate(_choices(seed=29, count=40)):
-        knowledge = Knowledge(view)
-        opp_hand, rest, _items = knowledge.sample(random.Random(k))
-        state = knowledge.state(view, opp_hand, rest)
-        finals = []
-        for opp in (1 - knowledge.me, 1 - knowledge.me, -1):
-            s = state.copy()
-            s.apply_unchecked(view.legal[0])  # the opponent moves first in the playout
-            smart_playout(s, random.Random(k), 0.35, 0.7, 4, 0.0, 0.0, 0.0, 0.0, -1, 0, opp)
-            assert s.over
-            finals.append((s.points, s.winner, s.end_points, s.hands))
-        assert finals[0] == finals[1]
-        changed += finals[0] != finals[2]
-    assert changed >= 1
-
-
-def test_opponent_blind_decisions_are_legal_and_reproducible() -> None:
-    bot = HardBot(playouts=40, opp_blind=1, exact_nodes=0)
-    for k, view in enumerate(_choices(seed=31, count=30)):
+@pytest.mark.parametrize(("setting", "seed"), [("blind_threat", 28), ("opp_blind", 31)])
+def test_blind_threat_decisions_are_legal_and_reproducible(setting: str, seed: int) -> None:
+    bot = HardBot(playouts=40, exact_nodes=0, **{setting: 1})
+    for k, view in enumerate(_choices(seed=seed, count=30)):
         code = bot.choose(view, random.Random(k))
         assert code in view.legal
         assert bot.choose(view, random.Random(k)) == code
