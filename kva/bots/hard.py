@@ -31,10 +31,11 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from kva.bots.endgame import Exhausted, solve_moves
 from kva.bots.fast import playout
+from kva.bots.ismcts import most_visited, tree_search
 from kva.bots.knowledge import BETA, UNIFORM_SHARE, Knowledge
 from kva.bots.playout import playout as smart_playout
 from kva.bots.value import match_win_chance
@@ -74,6 +75,8 @@ class HardBot:
         shed_late: float = 0.0,
         blind_threat: int = 0,
         opp_blind: int = 0,
+        tree: int = 0,
+        explore: float = 1.0,
     ) -> None:
         #: Playouts per decision, shared among the legal moves.
         self.playouts = playouts
@@ -130,6 +133,11 @@ class HardBot:
         #: expected best over every tile it cannot see) instead of from my hand, which it does
         #: not see at the table either.
         self.opp_blind = opp_blind
+        #: Search: 0 is the flat search; n > 0 grows an information-set tree instead
+        #: (:mod:`kva.bots.ismcts`) with n iterations, one guess each, and ``explore`` as the
+        #: UCB constant, in standard deviations of the values the search has seen.
+        self.tree = tree
+        self.explore = explore
 
     def choose(self, view: PlayerView, rng: random.Random) -> int:
         legal = view.legal
@@ -141,6 +149,8 @@ class HardBot:
             code = self._exact(view, knowledge, rng, deadline)
             if code is not None:
                 return code
+        if self.tree > 0:
+            return self._tree(view, knowledge, rng, deadline)
         if self.reply_depth >= 2 and self.reply_top <= 0:
             sums = self._reply_search(view, knowledge, list(legal), rng, deadline, self.playouts)
             return legal[_argmax(sums)]
@@ -154,6 +164,27 @@ class HardBot:
             sums = self._reply_search(view, knowledge, top, rng, deadline, self.reply_playouts)
             return top[_argmax(sums)]
         return self._search(view, knowledge, guesses, rng, deadline)
+
+    def _tree(
+        self, view: PlayerView, knowledge: Knowledge, rng: random.Random, deadline: float
+    ) -> int:
+        """The most visited move of an information-set tree search over weighted guesses,
+        drawn in chunks as the iterations need them (:func:`kva.bots.ismcts.tree_search`)."""
+        legal = list(view.legal)
+        visits = tree_search(
+            self._states(view, knowledge, rng, min(self.tree, 250)), legal, knowledge.me,
+            self._valuer(view, knowledge.me), self._playout_runner(knowledge), rng, self.tree,
+            self.explore, deadline,
+        )
+        return most_visited(legal, visits)
+
+    def _states(
+        self, view: PlayerView, knowledge: Knowledge, rng: random.Random, chunk: int
+    ) -> Iterator[HandState]:
+        """Endless weighted guesses as states to play on, resampled ``chunk`` at a time."""
+        while True:
+            for opp_hand, rest in self._guesses(knowledge, rng, chunk):
+                yield knowledge.state(view, opp_hand, rest)
 
     def _endgame(self, view: PlayerView, knowledge: Knowledge) -> bool:
         """Nothing can be drawn any more and the hands are small: exact search may finish."""

@@ -29,6 +29,8 @@ def blind_bots() -> list[Bot]:
                         exact_nodes=0, blind_threat=1))
     # Playouts whose opponent prices my reply over every tile it cannot see.
     bots.append(HardBot(playouts=24, exact_nodes=0, opp_blind=1))
+    # The information-set tree search, with exact endgames where they apply.
+    bots.append(HardBot(tree=40, exact_nodes=3000, exact_guesses=8))
     bots.append(HardV1Bot(playouts=24))
     return bots
 

@@ -101,7 +101,7 @@ def test_depth_one_and_zero_keeping_terms_leave_hard_s_decisions_alone() -> None
     plain = HardBot(playouts=40, exact_nodes=0)
     spelled = HardBot(
         playouts=40, exact_nodes=0, reply_depth=1, reply_top=3, spread=0.0, follow=0.0,
-        shed_late=0.0, blind_threat=0, opp_blind=0,
+        shed_late=0.0, blind_threat=0, opp_blind=0, tree=0, explore=5.0,
     )
     for k, view in enumerate(_choices(seed=25, count=40)):
         assert plain.choose(view, random.Random(k)) == spelled.choose(view, random.Random(k))
