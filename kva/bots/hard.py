@@ -77,6 +77,7 @@ class HardBot:
         opp_blind: int = 0,
         tree: int = 0,
         explore: float = 1.0,
+        tree_paired: int = 0,
     ) -> None:
         #: Playouts per decision, shared among the legal moves.
         self.playouts = playouts
@@ -138,6 +139,9 @@ class HardBot:
         #: UCB constant, in standard deviations of the values the search has seen.
         self.tree = tree
         self.explore = explore
+        #: With ``tree``: 1 searches the root flat (every guess after each of my moves, common
+        #: random numbers) and grows the tree below each move.
+        self.tree_paired = tree_paired
 
     def choose(self, view: PlayerView, rng: random.Random) -> int:
         legal = view.legal
@@ -168,15 +172,16 @@ class HardBot:
     def _tree(
         self, view: PlayerView, knowledge: Knowledge, rng: random.Random, deadline: float
     ) -> int:
-        """The most visited move of an information-set tree search over weighted guesses,
-        drawn in chunks as the iterations need them (:func:`kva.bots.ismcts.tree_search`)."""
+        """The move an information-set tree search over weighted guesses, drawn in chunks as
+        the iterations need them, finds best (:func:`kva.bots.ismcts.tree_search`): the most
+        visited, or with ``tree_paired`` the best mean over the guesses all moves shared."""
         legal = list(view.legal)
-        visits = tree_search(
+        nodes = tree_search(
             self._states(view, knowledge, rng, min(self.tree, 250)), legal, knowledge.me,
             self._valuer(view, knowledge.me), self._playout_runner(knowledge), rng, self.tree,
-            self.explore, deadline,
+            self.explore, deadline, paired=self.tree_paired > 0,
         )
-        return most_visited(legal, visits)
+        return most_visited(legal, nodes)
 
     def _states(
         self, view: PlayerView, knowledge: Knowledge, rng: random.Random, chunk: int

@@ -17,6 +17,10 @@ whose nodes are what I would observe (single-observer ISMCTS, Cowling, Powley an
   tree read the guessed hands (the playouts below the tree still do);
 * at the root the most visited move is played.
 
+Or (``paired``) the root is searched flat, every guess played after each of my moves with one
+playout seed, and the tree grows below each move: the moves are compared on the same guesses,
+as in the flat search, whose common random numbers an unpaired tree gives up.
+
 Forced actions (one legal action) get nodes too, so that what follows a draw of mine is told
 apart by the tile drawn, but no choice is made at them. The budget is counted in iterations, so
 a decision is a pure function of (view, seed).
@@ -57,34 +61,38 @@ def edge_key(state: HandState, code: int, me: int) -> int:
     return code
 
 
-def tree_search(
-    states: Iterator[HandState],
-    legal: list[int],
-    me: int,
-    value: Callable[[HandState], float],
-    run: Callable[[HandState, int], None],
-    rng: random.Random,
-    iterations: int,
-    explore: float,
-    deadline: float = 1e300,
-) -> list[int]:
-    """The visits of each of ``legal`` (my moves at the root) after ``iterations`` iterations,
-    each on the next state of ``states`` (a fresh guess to play on); ``value`` scores a
-    finished hand for me, ``run`` plays a state to the end of the hand from a seed.
-    ``explore`` is the UCB constant in standard deviations of the values seen so far (a hand's
-    points and a match-win chance spread ten times apart: one constant serves both). Past the
-    safety ``deadline`` (CPU seconds) it stops after the iteration in progress."""
-    root = Node()
-    log = math.log
-    sqrt = math.sqrt
-    count = 0
-    total = 0.0
-    squares = 0.0
-    scale = 0.0
-    for _ in range(iterations):
-        state = next(states)
-        node = root
-        path: list[Node] = []
+class Tree:
+    """The search's tree and what its iterations share: whose values they are, how a hand is
+    valued and played out, and the running spread of the values that scales exploration."""
+
+    def __init__(
+        self, me: int, value: Callable[[HandState], float],
+        run: Callable[[HandState, int], None], rng: random.Random, explore: float,
+    ) -> None:
+        self.root = Node()
+        self.me = me
+        self.value = value
+        self.run = run
+        self.rng = rng
+        self.explore = explore
+        self.count = 0
+        self.total = 0.0
+        self.squares = 0.0
+        #: The UCB constant now: ``explore`` standard deviations of the values seen so far.
+        self.scale = 0.0
+
+    def iterate(
+        self, state: HandState, node: Node, path: list[Node], seed: int | None = None
+    ) -> None:
+        """One iteration on ``state`` (a guess to play on) from ``node`` (whose history the
+        state has reached; ``path`` holds the nodes above it that share the value): walk
+        down, add one node, play the hand out from ``seed`` (None: a fresh one) and back its
+        value up."""
+        me = self.me
+        rng = self.rng
+        scale = self.scale
+        log = math.log
+        sqrt = math.sqrt
         while not state.over:
             codes = state.legal_codes()
             children = node.children
@@ -127,29 +135,70 @@ def tree_search(
             node = best_child
             path.append(best_child)
         if not state.over:
-            run(state, rng.getrandbits(32))
-        outcome = value(state)
-        for node in path:
-            node.visits += 1
-            node.total += outcome
-        count += 1
-        total += outcome
-        squares += outcome * outcome
-        mean = total / count
-        scale = explore * sqrt(max(squares / count - mean * mean, 0.0))
+            self.run(state, rng.getrandbits(32) if seed is None else seed)
+        outcome = self.value(state)
+        for visited in path:
+            visited.visits += 1
+            visited.total += outcome
+        self.count += 1
+        self.total += outcome
+        self.squares += outcome * outcome
+        mean = self.total / self.count
+        self.scale = self.explore * sqrt(max(self.squares / self.count - mean * mean, 0.0))
+
+
+def tree_search(
+    states: Iterator[HandState],
+    legal: list[int],
+    me: int,
+    value: Callable[[HandState], float],
+    run: Callable[[HandState, int], None],
+    rng: random.Random,
+    iterations: int,
+    explore: float,
+    deadline: float = 1e300,
+    paired: bool = False,
+) -> list[Node]:
+    """The root's node for each of ``legal`` (my moves) after ``iterations`` iterations, each
+    on the next state of ``states`` (a fresh guess to play on); ``value`` scores a finished
+    hand for me, ``run`` plays a state to the end of the hand from a seed. ``explore`` is the
+    UCB constant in standard deviations of the values seen so far (a hand's points and a
+    match-win chance spread ten times apart: one constant serves both).
+
+    ``paired``: the root is searched flat, as :mod:`kva.bots.hard` does, and the tree grows
+    below each move: every guess is played after each of my moves, from one playout seed
+    (common random numbers), so the moves are compared on the same guesses; an iteration is
+    one move's descent, so a guess costs as many iterations as there are moves.
+
+    Past the safety ``deadline`` (CPU seconds) it stops after the guess in progress."""
+    tree = Tree(me, value, run, rng, explore)
+    root = tree.root
+    if paired:
+        movers = [root.children.setdefault(code, Node()) for code in legal]
+        for _ in range(max(1, iterations // len(legal))):
+            state = next(states)
+            seed = rng.getrandbits(32)
+            for code, node in zip(legal, movers, strict=True):
+                after = state.copy()
+                after.apply_unchecked(code)
+                tree.iterate(after, node, [node], seed)
+            if time.process_time() > deadline:
+                break
+        return movers
+    for _ in range(iterations):
+        tree.iterate(next(states), root, [])
         if time.process_time() > deadline:
             break
-    out = []
-    for code in legal:
-        child = root.children.get(code)
-        out.append(0 if child is None else child.visits)
-    return out
+    return [root.children.get(code) or Node() for code in legal]
 
 
-def most_visited(legal: list[int], visits: list[int]) -> int:
-    """The move with the most visits (the first one on ties)."""
+def most_visited(legal: list[int], nodes: list[Node]) -> int:
+    """The move with the most visits, the best mean among those (the first one on ties)."""
     best = 0
     for i in range(1, len(legal)):
-        if visits[i] > visits[best]:
+        a, b = nodes[i], nodes[best]
+        if a.visits > b.visits or (
+            a.visits == b.visits and a.visits and a.total / a.visits > b.total / b.visits
+        ):
             best = i
     return legal[best]

@@ -31,6 +31,7 @@ def blind_bots() -> list[Bot]:
     bots.append(HardBot(playouts=24, exact_nodes=0, opp_blind=1))
     # The information-set tree search, with exact endgames where they apply.
     bots.append(HardBot(tree=40, exact_nodes=3000, exact_guesses=8))
+    bots.append(HardBot(tree=40, tree_paired=1, exact_nodes=0))
     bots.append(HardV1Bot(playouts=24))
     return bots
 

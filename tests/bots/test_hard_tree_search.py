@@ -9,10 +9,11 @@ import random
 from collections.abc import Iterator
 from typing import cast
 
+import pytest
 from botshelp import positions
 
 from kva.bots.hard import HardBot
-from kva.bots.ismcts import MY_DRAW, edge_key, most_visited, tree_search
+from kva.bots.ismcts import MY_DRAW, Node, edge_key, most_visited, tree_search
 from kva.bots.knowledge import Knowledge
 from kva.rules import HandState
 from kva.rules.codes import DRAW
@@ -43,6 +44,11 @@ class TwoPlyGame:
     def apply_unchecked(self, code: int) -> None:
         self.history.append(code)
 
+    def copy(self) -> TwoPlyGame:
+        game = TwoPlyGame(self.luck)
+        game.history = list(self.history)
+        return game
+
     def value(self) -> float:
         return {3: 1.0, 4: -1.0, 5: self.luck}[self.history[1]]
 
@@ -60,24 +66,30 @@ def _play_out(state: HandState, seed: int) -> None:
         state.apply_unchecked(rng.choice(state.legal_codes()))
 
 
-def _search(iterations: int, explore: float = 1.0) -> list[int]:
+def _search(iterations: int, explore: float = 1.0, paired: bool = False) -> list[Node]:
     return tree_search(
         _games(), [1, 2], 0, lambda s: cast(TwoPlyGame, s).value(), _play_out,
-        random.Random(3), iterations, explore,
+        random.Random(3), iterations, explore, paired=paired,
     )
 
 
-def test_the_opponents_nodes_choose_the_reply_worst_for_me() -> None:
+@pytest.mark.parametrize("paired", [False, True])
+def test_the_opponents_nodes_choose_the_reply_worst_for_me(paired: bool) -> None:
     # Averaged over the opponent's replies A is worth 0 like B; the opponent picks y, so A
-    # is worth -1 and the tree spends its visits on B.
-    visits = _search(400)
-    assert visits[1] > 3 * visits[0]
-    assert most_visited([1, 2], visits) == 2
+    # is worth -1: the tree spends its visits on B, or (paired) finds B's mean the better.
+    a, b = _search(400, paired=paired)
+    if paired:
+        assert a.visits == b.visits == 200
+        assert a.total / a.visits < -0.5 < b.total / b.visits
+    else:
+        assert b.visits > 3 * a.visits
+    assert most_visited([1, 2], [a, b]) == 2
 
 
-def test_each_iteration_backs_one_value_up_through_one_root_move() -> None:
-    for iterations in (1, 2, 17, 200):
-        assert sum(_search(iterations)) == iterations
+@pytest.mark.parametrize("paired", [False, True])
+def test_each_iteration_backs_one_value_up_through_one_root_move(paired: bool) -> None:
+    for iterations in (2, 4, 18, 200):
+        assert sum(node.visits for node in _search(iterations, paired=paired)) == iterations
 
 
 def test_my_draws_are_told_apart_by_the_tile_and_the_opponents_are_not() -> None:
@@ -102,10 +114,14 @@ def test_the_tree_search_spends_exactly_its_iterations_on_real_positions() -> No
             continue
         knowledge = Knowledge(view, bot.beta, bot.uniform_share)
         rng = random.Random(4)
-        visits = tree_search(bot._states(view, knowledge, rng, 25), list(view.legal), knowledge.me,
-                             bot._valuer(view, knowledge.me), bot._playout_runner(knowledge),
-                             rng, 60, bot.explore)
-        assert sum(visits) == 60
+        legal = list(view.legal)
+        for paired in (False, True):
+            nodes = tree_search(bot._states(view, knowledge, rng, 25), legal, knowledge.me,
+                                bot._valuer(view, knowledge.me),
+                                bot._playout_runner(knowledge), rng, 60, bot.explore,
+                                paired=paired)
+            visits = [node.visits for node in nodes]
+            assert sum(visits) == (60 if not paired else 60 // len(legal) * len(legal))
         assert bot.choose(view, random.Random(4)) in view.legal
         checked += 1
         if checked == 20:
