@@ -186,7 +186,8 @@ class HardBot:
     def _states(
         self, view: PlayerView, knowledge: Knowledge, rng: random.Random, chunk: int
     ) -> Iterator[HandState]:
-        """Endless weighted guesses as states to play on, resampled ``chunk`` at a time."""
+        """Endless weighted guesses as states to play on, resampled ``chunk`` at a time (the
+        tree search and the depth-2 reply search draw their guesses so)."""
         while True:
             for opp_hand, rest in self._guesses(knowledge, rng, chunk):
                 yield knowledge.state(view, opp_hand, rest)
@@ -362,39 +363,39 @@ class HardBot:
         sums = [0.0] * len(moves)
         used = 0
         chunk = max(1, budget // (3 * samples * len(moves)))
-        while used < budget:
-            for opp_hand, rest in self._guesses(knowledge, rng, chunk):
-                state = knowledge.state(view, opp_hand, rest)
-                seeds = [rng.getrandbits(32) for _ in range(samples)]
-                for i, code in enumerate(moves):
-                    after = state.copy()
-                    after.apply_unchecked(code)
-                    replies = after.legal_codes()
-                    if len(replies) <= 1:
-                        total = 0.0
-                        for seed in seeds:
-                            branch = after.copy()
-                            run(branch, seed)
-                            total += value(branch)
-                        sums[i] += total / samples
-                        used += samples
-                        continue
-                    low = 1e18
+        if budget <= 0:
+            return sums
+        for state in self._states(view, knowledge, rng, chunk):
+            seeds = [rng.getrandbits(32) for _ in range(samples)]
+            for i, code in enumerate(moves):
+                after = state.copy()
+                after.apply_unchecked(code)
+                replies = after.legal_codes()
+                if len(replies) <= 1:
                     total = 0.0
-                    for reply in replies:
-                        sub = 0.0
-                        for seed in seeds:
-                            branch = after.copy()
-                            branch.apply_unchecked(reply)
-                            run(branch, seed)
-                            sub += value(branch)
-                        total += sub
-                        if sub < low:
-                            low = sub
-                    used += len(replies) * samples
-                    sums[i] += (mix * low + (1.0 - mix) * total / len(replies)) / samples
-                if used >= budget or time.process_time() > deadline:
-                    return sums
+                    for seed in seeds:
+                        branch = after.copy()
+                        run(branch, seed)
+                        total += value(branch)
+                    sums[i] += total / samples
+                    used += samples
+                    continue
+                low = 1e18
+                total = 0.0
+                for reply in replies:
+                    sub = 0.0
+                    for seed in seeds:
+                        branch = after.copy()
+                        branch.apply_unchecked(reply)
+                        run(branch, seed)
+                        sub += value(branch)
+                    total += sub
+                    if sub < low:
+                        low = sub
+                used += len(replies) * samples
+                sums[i] += (mix * low + (1.0 - mix) * total / len(replies)) / samples
+            if used >= budget or time.process_time() > deadline:
+                break
         return sums
 
     def _valuer(self, view: PlayerView, me: int) -> Callable[[HandState], float]:
