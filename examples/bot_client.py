@@ -92,9 +92,22 @@ class Bot:
         self.playing: set[str] = set()
         self.lock = threading.Lock()
         self.done = threading.Event()
+        # Every line goes out under this lock, and none once the program is closing: a
+        # daemon thread still writing to stdout while the interpreter shuts down aborts the
+        # whole process ("could not acquire lock for <stdout>"), whatever main returned.
+        self.output = threading.Lock()
+        self.closing = False
 
     def log(self, text: str) -> None:
-        print(f"[bot] {text}", flush=True)
+        with self.output:
+            if not self.closing:
+                print(f"[bot] {text}", flush=True)
+
+    def close(self, text: str) -> None:
+        """The last line; the match and stream threads stay silent after it."""
+        with self.output:
+            print(f"[bot] {text}", flush=True)
+            self.closing = True
 
     def play(self, match_id: str) -> None:
         """Follow one match's stream and move whenever it is this seat's turn."""
@@ -200,9 +213,10 @@ def main(argv: list[str] | None = None) -> int:
     reader.start()
     while not bot.done.is_set():
         if not reader.is_alive():
+            bot.close("event stream closed")
             return 2
         bot.done.wait(0.2)
-    bot.log(f"{len(bot.over)} matches over; bye")
+    bot.close(f"{len(bot.over)} matches over; bye")
     return 0
 
 
