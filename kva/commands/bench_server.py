@@ -106,10 +106,16 @@ class Recorder:
     #: When the current window opened (``time.perf_counter``): only actions sent since count.
     since: float = 0.0
 
+    def in_window(self, t0: float) -> bool:
+        """Whether an action sent at ``t0`` is measured: sent since the window opened, and
+        answered before it closed (one sent earlier is a warm-up sample, even if its state
+        comes inside the window)."""
+        return self.measuring and t0 >= self.since
+
     def actor_sample(self, t0: float, now: float) -> None:
         """Record an action→actor latency (the action sent at ``t0``, its state back at
-        ``now``), if the action was sent in the current window."""
-        if t0 >= self.since:
+        ``now``) if :meth:`in_window`."""
+        if self.in_window(t0):
             self.actor.append(now - t0)
 
     def opponent_sample(self, t0: float, now: float) -> None:
@@ -118,9 +124,8 @@ class Recorder:
         probe in a server process can share). In the trace, one line per sample: the send time
         in seconds, the latency in milliseconds, ``m`` (measured) or ``w`` (warm-up), so that a
         tail can be seen as bursts (a stall: many actions sent close together, all slow) or
-        spread out (a queue). An action sent before the window opened is a warm-up sample,
-        even if its state comes inside the window."""
-        measured = self.measuring and t0 >= self.since
+        spread out (a queue). Only samples :meth:`in_window` are kept."""
+        measured = self.in_window(t0)
         if measured:
             self.opponent.append(now - t0)
         if self.trace is not None:
