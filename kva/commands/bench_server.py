@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlencode, urlsplit
 
+from kva.commands.cpu_quota import CpuQuota, CpuQuotaError, limit_share, process_share_name
 from kva.service.routing import HashRing
 
 #: Where ``--db postgres`` creates its database (the bench's own, dropped afterwards).
@@ -793,11 +794,14 @@ class Started:
 def started_servers(count: int, db: str, pg_url: str, redis_url: str, forced_delay: float,
                     pin: set[int] | None, log_level: str,
                     limits: dict[str, str] | None = None,
-                    redis_alone: bool = False, routed_ids: bool = True) -> Iterator[Started]:
+                    redis_alone: bool = False, routed_ids: bool = True,
+                    cpu_share: float | None = None) -> Iterator[Started]:
     """``count`` ``kva serve`` processes on free ports sharing one fresh database (and the
     Redis broker when there are several, or ``redis_alone``). With several and ``routed_ids``,
     each knows the others as nginx's upstreams would list them (``KVA_UPSTREAMS``), so the
-    matches it creates get ids that the hash sends back to it (docs/deployment.md).
+    matches it creates get ids that the hash sends back to it (docs/deployment.md). With
+    ``cpu_share``, each process may use at most that share of one CPU
+    (:mod:`kva.commands.cpu_quota`).
 
     ``limits`` are the environment variables that replace :data:`GENEROUS_LIMITS` (``{}``:
     production's defaults, apart from what the caller's environment sets)."""
@@ -806,6 +810,7 @@ def started_servers(count: int, db: str, pg_url: str, redis_url: str, forced_del
     workdir = Path(tempfile.mkdtemp(prefix="kva-bench-"))
     pg_name = None
     processes: list[subprocess.Popen[bytes]] = []
+    quotas: list[CpuQuota] = []
     try:
         if db == "postgres":
             pg_name = f"kva_bench_{secrets.token_hex(6)}"
@@ -844,6 +849,9 @@ def started_servers(count: int, db: str, pg_url: str, redis_url: str, forced_del
                                     preexec_fn=pin_me if pin else None)
             log.close()
             processes.append(proc)
+            if cpu_share is not None:
+                quotas.append(limit_share(process_share_name(proc.pid), cpu_share))
+                quotas[-1].add(proc.pid)
             deadline = time.monotonic() + 60
             while not _healthy(url):
                 if proc.poll() is not None or time.monotonic() > deadline:
@@ -853,7 +861,8 @@ def started_servers(count: int, db: str, pg_url: str, redis_url: str, forced_del
             urls.append(url)
         kind = "sqlite" if db == "sqlite" else "postgres"
         label = f"{kind} {count} process" + ("es" if count > 1 else "") + (
-            " on redis" if count > 1 or redis_alone else "")
+            " on redis" if count > 1 or redis_alone else "") + (
+            f", {cpu_share:g} CPU each" if cpu_share is not None else "")
         yield Started(urls, [p.pid for p in processes], label)
     finally:
         for proc in processes:
@@ -864,6 +873,8 @@ def started_servers(count: int, db: str, pg_url: str, redis_url: str, forced_del
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout=10)
+        for quota in quotas:
+            quota.remove()
         if pg_name is not None:
             with contextlib.suppress(Exception):
                 asyncio.run(_pg_admin(pg_url, f'DROP DATABASE IF EXISTS "{pg_name}" WITH (FORCE)'))
@@ -885,6 +896,16 @@ def _cpus(text: str | None) -> set[int] | None:
     return cpus
 
 
+def _share(text: str) -> float:
+    try:
+        share = float(text)
+    except ValueError:
+        share = 0.0
+    if not 0 < share <= 64:
+        raise argparse.ArgumentTypeError("--cpu-share takes a share of one CPU, like 0.5")
+    return share
+
+
 def _steps(text: str) -> list[int]:
     steps = [int(s) for s in text.split(",") if s.strip()]
     if not steps or any(s < 1 for s in steps):
@@ -898,6 +919,10 @@ def run(args: argparse.Namespace) -> int:
             if u.strip()]
     if urls and args.start:
         print("kva bench server: give --url or --start, not both", file=sys.stderr)
+        return 2
+    if urls and args.cpu_share is not None:
+        print("kva bench server: --cpu-share limits the servers the bench starts, not --url",
+              file=sys.stderr)
         return 2
     steps = args.matches
     with contextlib.ExitStack() as stack:
@@ -918,10 +943,15 @@ def run(args: argparse.Namespace) -> int:
             label = args.label or f"{len(urls)} server{'s' if len(urls) > 1 else ''} at --url"
             pids = list(args.pid or [])
         else:
-            started = stack.enter_context(started_servers(
-                args.start or 1, args.db, args.pg_url, args.redis_url, args.forced_delay,
-                _cpus(args.pin_server), args.server_log_level,
-                redis_alone=args.broker == "redis", routed_ids=not args.plain_ids))
+            try:
+                started = stack.enter_context(started_servers(
+                    args.start or 1, args.db, args.pg_url, args.redis_url, args.forced_delay,
+                    _cpus(args.pin_server), args.server_log_level,
+                    redis_alone=args.broker == "redis", routed_ids=not args.plain_ids,
+                    cpu_share=args.cpu_share))
+            except CpuQuotaError as exc:
+                print(f"kva bench server: --cpu-share: {exc}", file=sys.stderr)
+                return 1
             urls, pids, label = started.urls, started.pids, args.label or started.label
         client_cpus = _cpus(args.pin_client)
         if client_cpus:
@@ -988,6 +1018,11 @@ def add_parser(which: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                        help=f"broker of several started processes (default {DEFAULT_REDIS})")
     where.add_argument("--forced-delay", type=float, default=0.6,
                        help="KVA_FORCED_DELAY of started servers (default 0.6, production's)")
+    where.add_argument("--cpu-share", type=_share, metavar="F",
+                       help="each started server may use at most F of one CPU (a cgroup "
+                            "of its own with a CPU quota; needs root): two processes at 0.5 "
+                            "on one core against one at 0.5 show on a 2-core machine what "
+                            "two cores do against one")
     where.add_argument("--server-log-level", default="warning",
                        choices=["critical", "error", "warning", "info", "debug"])
     load = p.add_argument_group("load")
