@@ -53,6 +53,19 @@ end
 return 1
 """
 
+# KEYS: here:<user>, gone:<user>, for each user in turn. ARGV: origin, expiry (ms), the here
+# key's life (ms). This process has these users: note it until the expiry, and they are not gone.
+_REFRESH = """
+for i = 1, #KEYS, 2 do
+  redis.call('ZADD', KEYS[i], ARGV[2], ARGV[1])
+  redis.call('PEXPIRE', KEYS[i], ARGV[3])
+  redis.call('DEL', KEYS[i + 1])
+end
+return #KEYS / 2
+"""
+#: Users refreshed by one script call (a call runs alone in Redis: ~1,500 commands at most).
+REFRESH_BATCH = 500
+
 
 class Attendance:
     """Sockets per user in this process; since when a user has had none."""
@@ -139,6 +152,7 @@ class RedisAttendance(Attendance):
         self._expire = expire
         self.origin = secrets.token_hex(6)
         self._leave_script = self._redis.register_script(_LEAVE)
+        self._refresh_script = self._redis.register_script(_REFRESH)
         self._task: asyncio.Task[None] | None = None
         self._chores: set[asyncio.Future[Any]] = set()
 
@@ -180,16 +194,16 @@ class RedisAttendance(Attendance):
             self.origin, int(self._clock() * 1000), GONE_KEEP * 1000]))
 
     async def _refresh(self, user_ids: list[int]) -> None:
-        if not user_ids:
-            return
+        """Note in Redis that this process has ``user_ids``: one script call per
+        :data:`REFRESH_BATCH` users. (Three commands a user in a pipeline cost the process
+        ~3 % of its CPU at 400 live matches, every user's commands packed and every reply
+        parsed one by one in Python, for 800 users every :data:`HEARTBEAT` seconds.)"""
         expiry = int((self._clock() + self._expire) * 1000)
-        async with self._redis.pipeline(transaction=False) as pipe:
-            for uid in user_ids:
-                here, gone = self._keys(uid)
-                pipe.zadd(here, {self.origin: expiry})
-                pipe.pexpire(here, int(self._expire * 1000) + 1000)
-                pipe.delete(gone)
-            await pipe.execute()
+        life = int(self._expire * 1000) + 1000
+        for start in range(0, len(user_ids), REFRESH_BATCH):
+            keys = [key for uid in user_ids[start:start + REFRESH_BATCH]
+                    for key in self._keys(uid)]
+            await self._refresh_script(keys=keys, args=[self.origin, expiry, life])
 
     async def _run(self) -> None:
         while True:

@@ -16,6 +16,7 @@ from redis_help import REDIS_URL, redis_up
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from webhelp import Visitor
 
+from kva.service import attendance
 from kva.service.attendance import Attendance, RedisAttendance, TableSweeper, make_attendance
 from kva.storage.models import MatchRow
 
@@ -69,6 +70,35 @@ async def test_attendance_is_shared_between_processes(redis_url: str) -> None:
     finally:
         await one.stop()
         await two.stop()
+
+
+async def test_a_heartbeat_refreshes_every_user_of_the_process_in_batches(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seven users in script calls of three: every one is here (until the expiry) and no
+    longer gone, whichever batch they were in."""
+    import redis.asyncio as redis
+
+    monkeypatch.setattr(attendance, "REFRESH_BATCH", 3)
+    prefix = f"kva-test-here:{secrets.token_hex(4)}:"
+    one = RedisAttendance(redis_url, prefix=prefix, heartbeat=3600, expire=5.0)
+    other = RedisAttendance(redis_url, prefix=prefix)
+    client = redis.from_url(redis_url)
+    users = list(range(1, 8))
+    try:
+        for uid in users:  # each left some process earlier
+            await client.set(f"{prefix}gone:{uid}", 1000)
+        assert await other.absent_since(users) == {uid: 1.0 for uid in users}
+        await one._refresh(users)  # noqa: SLF001 (the heartbeat's work, without its timer)
+        assert await other.absent_since(users) == {uid: None for uid in users}
+        assert await client.exists(*(f"{prefix}gone:{uid}" for uid in users)) == 0
+        lives = [await client.pttl(f"{prefix}{uid}") for uid in users]
+        assert all(5000 < life <= 6000 for life in lives), lives
+    finally:
+        await client.delete(*(f"{prefix}{uid}" for uid in users))
+        await client.aclose()
+        await one.stop()
+        await other.stop()
 
 
 async def test_a_crashed_process_users_are_gone_once_it_expires(redis_url: str) -> None:
