@@ -41,10 +41,12 @@ import random
 import re
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from collections import Counter
@@ -913,8 +915,31 @@ def _steps(text: str) -> list[int]:
     return sorted(steps)
 
 
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM stops the bench as Ctrl-C does (``KeyboardInterrupt``, exit 130): the servers
+    it started are stopped and its database dropped on the way out, not left running."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def run(args: argparse.Namespace) -> int:
     """Start (or reach) the servers, run the ramp, print the table and the headline."""
+    with _terminate_as_interrupt():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     urls = [u.strip().rstrip("/") for item in args.url or [] for u in item.split(",")
             if u.strip()]
     if urls and args.start:

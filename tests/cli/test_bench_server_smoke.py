@@ -107,3 +107,52 @@ def test_returning_players_keep_their_sessions_from_match_to_match(
     assert step["errors"] == 0, step["error_kinds"]
     assert step["matches_started"] >= 2, step  # the slots' next matches, in the window
     assert step["new_guests"] == 0, step  # played by the players of their first matches
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat[stat.rindex(")") + 2:].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def test_a_terminated_bench_stops_the_servers_it_started(tmp_path: Path) -> None:
+    """``kill`` (SIGTERM) ends the bench as Ctrl-C does: exit 130, its servers stopped."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    bench = subprocess.Popen(
+        [sys.executable, "-m", "kva", "bench", "server", "--start", "1", "--db", "sqlite",
+         "--matches", "1", "--duration", "120", "--warmup", "1", "--forced-delay", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
+    try:
+        assert bench.stdout is not None
+        for line in bench.stdout:  # the table's header: the server is up, the ramp started
+            if line.startswith("matches"):
+                break
+        servers = _children(bench.pid)
+        assert servers, "the bench started no server"
+        bench.send_signal(signal.SIGTERM)
+        assert bench.wait(timeout=60) == 130
+    finally:
+        if bench.poll() is None:
+            bench.kill()
+            bench.wait()
+    deadline = time.monotonic() + 10
+    alive = servers
+    while alive and time.monotonic() < deadline:
+        alive = [pid for pid in servers if Path(f"/proc/{pid}").exists()]
+        time.sleep(0.1)
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    assert not alive, f"servers left running: {alive}"
