@@ -10,7 +10,10 @@ monotonic clock, the one the bench's ``--trace`` uses):
 - ``gc <t> gen<N> <ms>``: a garbage collection over 3 ms;
 - ``lag <t> <ms>``: the event loop came back from a 5 ms sleep more than 15 ms late (the loop
   was busy or blocked);
-- ``append <t> <ms>``: a journal append (``kva.storage.repo.append_journal``) took over 30 ms.
+- ``append <t> <ms>``: a journal append (``kva.storage.repo.append_journal``) took over 30 ms;
+- ``checkpoint <t> <ms> <busy> <log pages> <checkpointed>``: every periodic checkpoint of a
+  SQLite write-ahead log (``kva.storage.sqlite_direct``), with SQLite's answer: a log that
+  grows from one to the next is one the checkpoints do not keep up with.
 
 A burst of slow actions in the trace with a ``lag`` at the same time is the loop held (a
 collection, a synchronous call); with slow ``append`` lines and no ``lag``, the loop was free
@@ -84,6 +87,19 @@ def _install() -> None:
                 _write(f"append {started:.4f} {ms:.1f}")
 
     repo.append_journal = append_journal
+
+    import kva.storage.sqlite_direct as sqlite_direct
+
+    real_checkpoint = sqlite_direct._checkpoint_now
+
+    def checkpoint_now(conn: Any) -> tuple[int, int, int]:  # on the checkpoint's thread
+        started = time.perf_counter()
+        busy, pages, done = real_checkpoint(conn)
+        ms = (time.perf_counter() - started) * 1000
+        _write(f"checkpoint {started:.4f} {ms:.1f} {busy} {pages} {done}")
+        return busy, pages, done
+
+    sqlite_direct._checkpoint_now = checkpoint_now
 
 
 _tasks: list[Any] = []
