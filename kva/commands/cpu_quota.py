@@ -21,6 +21,7 @@ have; anything else is a :class:`CpuQuotaError` that says what is missing.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,16 +52,21 @@ class CpuQuota:
             raise CpuQuotaError(f"cannot move process {pid} into {self.path}: "
                                 f"{exc.strerror or exc}") from exc
 
-    def remove(self) -> None:
-        """Delete the cgroup (once its processes have ended); harmless if it is gone."""
-        try:
-            self.path.rmdir()
-        except FileNotFoundError:
-            pass
-        except OSError:
-            # Still busy (a process not yet reaped): the kernel keeps it until it is empty,
-            # and an empty cgroup left behind limits nothing.
-            pass
+    def remove(self, wait: float = 5.0) -> None:
+        """Delete the cgroup once its processes have ended (a server's bot workers may
+        outlive it by a moment: waits up to ``wait`` seconds for them); harmless if it is
+        gone. One still busy after that is left: an empty cgroup limits nothing."""
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                self.path.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                if time.monotonic() >= deadline:
+                    return
+                time.sleep(0.1)
 
 
 def _hierarchy(root: Path) -> tuple[int, Path]:
