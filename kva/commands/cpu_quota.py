@@ -40,7 +40,7 @@ class CpuQuota:
     """A cgroup that limits its processes to ``share`` of one CPU."""
 
     path: Path
-    #: ``cpu.max`` (v2) or ``cpu.cfs_quota_us`` (v1).
+    #: The cgroup version: 2 (``cpu.max``) or 1 (``cpu.cfs_quota_us``).
     version: int
     share: float
 

@@ -6,13 +6,18 @@ docs/performance.md)."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kva.cli import main
-from kva.commands.bench_server import StepResult, headline, percentile
+from kva.commands.bench_server import StepResult, _descendants, headline, percentile
 
 
 def _bench(tmp_path: Path, capsys: pytest.CaptureFixture[str], *options: str
@@ -109,28 +114,8 @@ def test_returning_players_keep_their_sessions_from_match_to_match(
     assert step["new_guests"] == 0, step  # played by the players of their first matches
 
 
-def _children(pid: int) -> list[int]:
-    """The processes whose parent is ``pid``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat[stat.rindex(")") + 2:].split()[1]) == pid:
-                found.append(int(entry.name))
-    return found
-
-
 def test_a_terminated_bench_stops_the_servers_it_started(tmp_path: Path) -> None:
     """``kill`` (SIGTERM) ends the bench as Ctrl-C does: exit 130, its servers stopped."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
     bench = subprocess.Popen(
         [sys.executable, "-m", "kva", "bench", "server", "--start", "1", "--db", "sqlite",
          "--matches", "1", "--duration", "120", "--warmup", "1", "--forced-delay", "0"],
@@ -140,7 +125,7 @@ def test_a_terminated_bench_stops_the_servers_it_started(tmp_path: Path) -> None
         for line in bench.stdout:  # the table's header: the server is up, the ramp started
             if line.startswith("matches"):
                 break
-        servers = _children(bench.pid)
+        servers = [pid for pid in _descendants([bench.pid]) if pid != bench.pid]
         assert servers, "the bench started no server"
         bench.send_signal(signal.SIGTERM)
         assert bench.wait(timeout=60) == 130
