@@ -9,7 +9,7 @@ which is how a bot searches without ever being handed the real state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kva.rules.codes import DRAW, END_NAMES, OPEN_BASE
 from kva.rules.hand import DRAWABLE, HandState, LogEntry
@@ -43,6 +43,9 @@ class PublicMove:
     points: int
     ends_sum: int | None
     open_numbers: tuple[int, ...]
+    #: The move's JSON text once :mod:`kva.rules.view_json` has written it: a memo, not part
+    #: of the move (a move never changes, and every later view of its hand lists it again).
+    json_text: str | None = field(default=None, compare=False, init=False)
 
     def __repr__(self) -> str:
         tile = "?" if self.tile is None else tile_name(self.tile, self.first)
@@ -98,6 +101,9 @@ class HandSummary:
     reason: str | None
     score_after: tuple[int, int]
     left_in_hand: tuple[tuple[int, ...], tuple[int, ...]]
+    #: The summary's JSON text once :mod:`kva.rules.view_json` has written it (a memo, as
+    #: :attr:`PublicMove.json_text`: every later view of the match lists the hand again).
+    json_text: str | None = field(default=None, compare=False, init=False)
 
     def __repr__(self) -> str:
         winner = "nobody" if self.winner is None else self.winner
@@ -183,7 +189,7 @@ class PublicLog:
     freed by reference counting, with no cycle for the garbage collector to find.
     """
 
-    __slots__ = ("_replay", "_seen", "_last", "_moves", "summary", "_board")
+    __slots__ = ("_replay", "_seen", "_last", "_moves", "_tuples", "summary", "_board")
 
     def __init__(self) -> None:
         #: The hand's summary once it is over, and the result it was made of (kept by
@@ -194,6 +200,9 @@ class PublicLog:
         self._last: object = None
         #: The moves seen so far by each kind of viewer (0, 1, None, ``_REVEAL``).
         self._moves: dict[int | str | None, list[PublicMove]] = {}
+        #: The same moves as tuples, made once per viewer kind and log length: every view of
+        #: one version (and the next versions' views until the log grows) share one tuple.
+        self._tuples: dict[int | str | None, tuple[PublicMove, ...]] = {}
         #: The last board made, with the hand state, log length and last log entry it shows.
         self._board: tuple[BoardView, object, int, object] | None = None
 
@@ -220,6 +229,7 @@ class PublicLog:
         self._seen = 0
         self._last = None
         self._moves = {0: [], 1: [], None: [], _REVEAL: []}
+        self._tuples = {}
         return self._replay
 
     def moves(self, played: PlayedHand, viewer: int | str | None) -> tuple[PublicMove, ...]:
@@ -233,7 +243,11 @@ class PublicLog:
             seen = 0
         if seen < len(log):
             self._extend(replay, log, seen)
-        return tuple(self._moves[viewer])
+            self._tuples.clear()
+        kept = self._tuples.get(viewer)
+        if kept is None:
+            kept = self._tuples[viewer] = tuple(self._moves[viewer])
+        return kept
 
     def _extend(self, replay: HandState, log: list[LogEntry], start: int) -> None:
         seat0, seat1, spectator, everyone = (

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from json.encoder import encode_basestring
-from typing import Any, TypeVar
+from typing import Any
 
 from kva.rules.actions import action_to_json
 from kva.rules.codes import DRAW, END_NAMES, OPEN_BASE, PASS
@@ -29,38 +29,23 @@ from kva.rules.view import BoardView, HandSummary, PlayerView, PublicMove
 #: are exactly what it would write for the same data.
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
-#: Texts of moves already encoded, by the identity of the (immutable) move; kept alive by
-#: the entry itself, so an id is never reused while it is here. A view built after every action
-#: shares its moves with the previous one (:class:`kva.rules.view.PublicLog`), so all but the
-#: new move are found here.
-_MOVE_TEXTS: dict[int, tuple[PublicMove, str]] = {}
-_MOVE_TEXTS_KEPT = 50_000
-
-
 def moves_json_text(moves: tuple[PublicMove, ...]) -> str:
     """``json.dumps`` of the ``moves`` of :func:`view_to_json`, compact and not ASCII-escaped
-    (as the play service sends states), each move encoded once in the process's life."""
-    return _kept_texts_joined(moves, _MOVE_TEXTS, _MOVE_TEXTS_KEPT, public_move_to_json)
+    (as the play service sends states), each move encoded once in its life: its text is kept
+    with it (:attr:`~kva.rules.view.PublicMove.json_text`)."""
+    return f'[{",".join([m.json_text or _move_text(m) for m in moves])}]'
 
 
-_Kept = TypeVar("_Kept")
+def _move_text(move: PublicMove) -> str:
+    text = _encode(public_move_to_json(move))
+    object.__setattr__(move, "json_text", text)  # the frozen move's memo (compare=False)
+    return text
 
 
-def _kept_texts_joined(items: tuple[_Kept, ...], texts: dict[int, tuple[_Kept, str]],
-                       at_most: int, to_json: Callable[[_Kept], Any]) -> str:
-    """The JSON list of ``items``, each item's text taken from ``texts`` (by the identity of
-    the immutable item, which the entry keeps alive, so an id is never reused while it is
-    there) or encoded once and kept; ``texts`` starts again empty at ``at_most`` entries."""
-    parts = []
-    for item in items:
-        kept = texts.get(id(item))
-        if kept is None or kept[0] is not item:
-            if len(texts) >= at_most:
-                texts.clear()
-            kept = (item, _encode(to_json(item)))
-            texts[id(item)] = kept
-        parts.append(kept[1])
-    return "[" + ",".join(parts) + "]"
+def _summary_text(summary: HandSummary) -> str:
+    text = _encode(_summary_to_json(summary))
+    object.__setattr__(summary, "json_text", text)
+    return text
 
 
 def _placed_to_json(tile: int, touch: int, stavka_tile: int | None) -> dict[str, Any]:
@@ -198,10 +183,6 @@ _END_TEXT: tuple[str, ...] = tuple('{"end":' + _encode(name) + ',"asks":' for na
 
 #: The text of the last board encoded, kept for the views after it of an equal board.
 _BOARD_KEPT: tuple[BoardView | None, str] = (None, "")
-#: Texts of finished hands (:class:`~kva.rules.view.HandSummary`, immutable and shared by
-#: every view of the match), by identity, kept alive by the entry as :data:`_MOVE_TEXTS`.
-_SUMMARY_TEXTS: dict[int, tuple[HandSummary, str]] = {}
-_SUMMARY_TEXTS_KEPT = 10_000
 
 
 def _board_text(board: BoardView) -> str:
@@ -236,7 +217,7 @@ def _board_text(board: BoardView) -> str:
 
 
 def _previous_text(previous: tuple[HandSummary, ...]) -> str:
-    return _kept_texts_joined(previous, _SUMMARY_TEXTS, _SUMMARY_TEXTS_KEPT, _summary_to_json)
+    return f'[{",".join([h.json_text or _summary_text(h) for h in previous])}]'
 
 
 def view_json_text(view: PlayerView) -> str:

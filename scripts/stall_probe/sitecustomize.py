@@ -13,7 +13,11 @@ monotonic clock, the one the bench's ``--trace`` uses):
 - ``append <t> <ms>``: a journal append (``kva.storage.repo.append_journal``) took over 30 ms;
 - ``checkpoint <t> <ms> <busy> <log pages> <checkpointed>``: every periodic checkpoint of a
   SQLite write-ahead log (``kva.storage.sqlite_direct``), with SQLite's answer: a log that
-  grows from one to the next is one the checkpoints do not keep up with.
+  grows from one to the next is one the checkpoints do not keep up with;
+- ``held <t> <ms> <stack>``: the loop has not come back for ``<ms>`` (over 25 ms) since ``<t>``,
+  and this is what its thread is running now (innermost frame first, ``file:line function``
+  joined by ``<``): a watchdog thread looks every 5 ms, and writes one line per stall and
+  per doubling of its length, so the code that holds the loop is named while it holds it.
 
 A burst of slow actions in the trace with a ``lag`` at the same time is the loop held (a
 collection, a synchronous call); with slow ``append`` lines and no ``lag``, the loop was free
@@ -24,7 +28,9 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 import tempfile
+import threading
 import time
 from typing import Any
 
@@ -60,8 +66,10 @@ def _install() -> None:
     import kva.web.runtime as runtime
 
     async def lag() -> None:
+        global _tick
+        _start_watchdog(threading.get_ident())
         while True:
-            started = time.perf_counter()
+            started = _tick = time.perf_counter()
             await asyncio.sleep(0.005)
             late = (time.perf_counter() - started - 0.005) * 1000
             if late > 15:
@@ -100,6 +108,38 @@ def _install() -> None:
         return busy, pages, done
 
     sqlite_direct._checkpoint_now = checkpoint_now
+
+
+#: When the loop last came round (the ``lag`` task's clock), for the watchdog.
+_tick = 0.0
+
+
+def _start_watchdog(loop_thread: int) -> None:
+    def stack_of(frame: Any) -> str:
+        parts = []
+        while frame is not None and len(parts) < 14:
+            code = frame.f_code
+            name = code.co_filename.rsplit("site-packages/", 1)[-1].rsplit("/main/", 1)[-1]
+            parts.append(f"{name}:{frame.f_lineno} {code.co_name}")
+            frame = frame.f_back
+        return "<".join(parts)
+
+    def watch() -> None:
+        reported_for = 0.0
+        next_at = 25.0
+        while True:
+            time.sleep(0.005)
+            tick = _tick
+            held = (time.perf_counter() - tick) * 1000
+            if tick != reported_for:
+                reported_for, next_at = tick, 25.0
+            if held < next_at:
+                continue
+            frame = sys._current_frames().get(loop_thread)
+            _write(f"held {tick:.4f} {held:.1f} {stack_of(frame)}")
+            next_at *= 2
+
+    threading.Thread(target=watch, name="stall-watchdog", daemon=True).start()
 
 
 _tasks: list[Any] = []

@@ -128,3 +128,20 @@ def test_a_view_the_tables_do_not_cover_is_encoded_the_plain_way() -> None:
                 view_json_text(case)
         else:
             assert view_json_text(case) == expected
+
+
+def test_a_moves_kept_text_is_no_part_of_the_move() -> None:
+    """Each move and finished hand keeps the text it was written as (``json_text``), so a view
+    after every action encodes only what is new; the memo does not make two equal moves
+    unequal, and a changed copy (``dataclasses.replace``) is written afresh, not from it."""
+    match = next(m for m in played(3, 75, "draw", None, "resign")
+                 if len(m.hands) > 1 and len(player_view(m, 0).moves) > 2)
+    view = player_view(match, 0)
+    check(view)
+    move, summary = view.moves[1], view.previous[0]
+    assert move.json_text is not None and summary.json_text is not None
+    assert replace(move).json_text is None and replace(move) == move
+    assert hash(replace(move)) == hash(move)
+    other = replace(move, points=move.points + 5)
+    check(replace(view, moves=(other,), previous=(replace(summary, points=99),)))
+    assert player_view(match, 0).moves is view.moves  # no new action: the same moves
