@@ -64,6 +64,11 @@ class FairState:
     server_seed: bytes
     client_seeds: list[str | None]
     seed_by: list[str | None]
+    #: SHA-256 of the server seed (which never changes), made once: every state shows it.
+    _commitment: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._commitment = commitment(self.server_seed)
 
     @classmethod
     def new(cls, seats: list[Seat]) -> FairState:
@@ -83,7 +88,7 @@ class FairState:
 
     @property
     def commitment(self) -> str:
-        return commitment(self.server_seed)
+        return self._commitment
 
     def ready(self) -> bool:
         """Whether both client seeds are in (the match may be dealt)."""
