@@ -33,18 +33,14 @@ def moves_json_text(moves: tuple[PublicMove, ...]) -> str:
     """``json.dumps`` of the ``moves`` of :func:`view_to_json`, compact and not ASCII-escaped
     (as the play service sends states), each move encoded once in its life: its text is kept
     with it (:attr:`~kva.rules.view.PublicMove.json_text`)."""
-    return f'[{",".join([m.json_text or _move_text(m) for m in moves])}]'
+    return f'[{",".join([m.json_text or _kept_text(m, public_move_to_json) for m in moves])}]'
 
 
-def _move_text(move: PublicMove) -> str:
-    text = _encode(public_move_to_json(move))
-    object.__setattr__(move, "json_text", text)  # the frozen move's memo (compare=False)
-    return text
-
-
-def _summary_text(summary: HandSummary) -> str:
-    text = _encode(_summary_to_json(summary))
-    object.__setattr__(summary, "json_text", text)
+def _kept_text(item: PublicMove | HandSummary, to_json: Callable[[Any], dict[str, Any]]) -> str:
+    """``item``'s text, written now and kept in its ``json_text`` (the frozen object's memo:
+    ``compare=False``, not an ``__init__`` argument)."""
+    text = _encode(to_json(item))
+    object.__setattr__(item, "json_text", text)
     return text
 
 
@@ -217,7 +213,7 @@ def _board_text(board: BoardView) -> str:
 
 
 def _previous_text(previous: tuple[HandSummary, ...]) -> str:
-    return f'[{",".join([h.json_text or _summary_text(h) for h in previous])}]'
+    return f'[{",".join([h.json_text or _kept_text(h, _summary_to_json) for h in previous])}]'
 
 
 def view_json_text(view: PlayerView) -> str:
