@@ -24,10 +24,12 @@ def ensure_sqlite_dir(url: str) -> None:
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
 
 
-#: PostgreSQL connections one process keeps (``KVA_DB_POOL_SIZE``): open all the time (no
-#: overflow connections opened and closed under load), none pinged at checkout (a connection
-#: the server dropped fails one transaction and is replaced), recycled after half an hour.
-PG_POOL_SIZE = 20
+#: PostgreSQL connections one process keeps in its pool (``KVA_DB_POOL_SIZE``): open all the
+#: time (no overflow connections opened and closed under load), none pinged at checkout (a
+#: connection the server dropped fails one transaction and is replaced), recycled after half an
+#: hour. The journal's appends have up to four more of their own (kva.storage.pg_direct), so a
+#: process holds at most 20 connections to the server, as it did when the pool had 20.
+PG_POOL_SIZE = 16
 
 
 def pool_options(url: str) -> dict[str, Any]:

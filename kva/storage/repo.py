@@ -364,18 +364,21 @@ class _VersionTaken(Exception):
 async def _append_through_pool(
     engine: AsyncEngine, driver_name: str, sql: str, params: list[Any]
 ) -> bool:
-    """The append on a pooled connection, straight to its driver: whether it wrote its row
+    """The append straight to the driver, on PostgreSQL on a connection of the appends' own
+    (:mod:`kva.storage.pg_direct`), else on a pooled one: whether it wrote its row
     (:class:`_VersionTaken` when the version exists)."""
+    if driver_name == "asyncpg":
+        from kva.storage import pg_direct  # asyncpg is loaded only where PostgreSQL is used
+
+        own = pg_direct.appenders(engine)
+        if own is not None:
+            return await _asyncpg_append(own.fetchval, sql, params)
     async with engine.connect() as conn:
         driver = (await conn.get_raw_connection()).driver_connection
         assert driver is not None
         if driver_name == "asyncpg":
-            try:
-                written = await driver.fetchval(sql, *params) is not None
-            except Exception as exc:
-                if getattr(exc, "sqlstate", None) != UNIQUE_VIOLATION:  # not "the version exists"
-                    raise
-                raise _VersionTaken from None
+            written = await _asyncpg_append(
+                lambda sql, params: driver.fetchval(sql, *params), sql, params)
         else:
             # One trip to aiosqlite's thread: the INSERT and its COMMIT (or ROLLBACK) run
             # there as one call (:func:`_append_on_thread`), not as two awaited hops. sqlite3
@@ -388,6 +391,19 @@ async def _append_through_pool(
             except sqlite3.IntegrityError:  # the version exists (rolled back)
                 raise _VersionTaken from None
     return written
+
+
+async def _asyncpg_append(
+    fetchval: Callable[[str, list[Any]], Awaitable[Any]], sql: str, params: list[Any]
+) -> bool:
+    """The append through asyncpg's ``fetchval``: whether it wrote its row
+    (:class:`_VersionTaken` when the version exists)."""
+    try:
+        return await fetchval(sql, params) is not None
+    except Exception as exc:
+        if getattr(exc, "sqlstate", None) != UNIQUE_VIOLATION:  # not "the version exists"
+            raise
+        raise _VersionTaken from None
 
 
 def _append_directly(engine: AsyncEngine, sql: str, params: list[Any]) -> bool | None:
