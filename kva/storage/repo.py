@@ -331,8 +331,9 @@ async def append_journal(
     per append on SQLite, 0.40 -> 0.22 ms on PostgreSQL (docs/performance.md, "Third
     session"). On SQLite the append is written at once on the event loop's own connection
     when no other connection holds the write lock (:mod:`kva.storage.sqlite_direct`), else the
-    INSERT and its COMMIT are one trip to aiosqlite's thread, not two. Other databases take
-    the SQLAlchemy path.
+    INSERT and its COMMIT are one trip to aiosqlite's thread, not two. On PostgreSQL it runs on
+    an asyncpg connection of the appends' own, not one from the pool
+    (:mod:`kva.storage.pg_direct`). Other databases take the SQLAlchemy path.
 
     Returns False when version ``seq`` exists (a stale copy); :class:`SessionEnded` when
     ``player_session`` has ended; nothing is written in either case.
