@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
+from journal_help import journal_rows, make_match
 from sqlalchemy import func, select
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
@@ -21,26 +22,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 from kva.service import sessions as session_service
 from kva.storage import fair as fair_store
 from kva.storage import repo, sqlite_direct
-from kva.storage.models import MatchAction, MatchFair, MatchRow, SessionRow, User
+from kva.storage.models import MatchAction, SessionRow, User
 
 
 @pytest.fixture
 async def engine(sessions: async_sessionmaker) -> AsyncIterator[AsyncEngine]:
     """The engine of the migrated test database."""
     yield sessions.kw["bind"]
-
-
-async def _match(sessions: async_sessionmaker, match_id: str) -> None:
-    async with sessions() as session:
-        session.add(MatchRow(id=match_id, status="active", target=75, bazaar="draw",
-                             record={}, version=0))
-        session.add(MatchFair(match_id=match_id, server_seed="ab" * 32))
-        await session.commit()
-
-
-async def _rows(sessions: async_sessionmaker, match_id: str) -> list[tuple[int, str]]:
-    async with sessions() as session:
-        return await repo.journal_since(session, match_id, 0)
 
 
 async def _in_transaction(engine: AsyncEngine) -> bool:
@@ -63,7 +51,7 @@ async def test_an_append_is_refused_for_a_taken_version_or_an_ended_session(
     """False for a version that exists, SessionEnded for a revoked session, nothing written
     either way, and the connection goes on serving (no transaction left open)."""
     _user, token = await session_service.guest_with_session(sessions)
-    await _match(sessions, "fast-append-1")
+    await make_match(sessions, "fast-append-1")
     live = session_service.token_hash(token)
     assert await repo.append_journal(engine, "fast-append-1", 1, '{"a":1}', live)
     assert await repo.append_journal(engine, "fast-append-1", 1, '{"b":1}', live) is False
@@ -72,7 +60,7 @@ async def test_an_append_is_refused_for_a_taken_version_or_an_ended_session(
     with pytest.raises(repo.SessionEnded):
         await repo.append_journal(engine, "fast-append-1", 2, '{"d":2}', live)
     assert await repo.append_journal(engine, "fast-append-1", 2, '{"e":2}')
-    assert await _rows(sessions, "fast-append-1") == [(1, '{"a":1}'), (2, '{"e":2}')]
+    assert await journal_rows(sessions, "fast-append-1") == [(1, '{"a":1}'), (2, '{"e":2}')]
     if engine.dialect.name == "sqlite":
         assert not await _in_transaction(engine)
 
@@ -106,7 +94,7 @@ async def test_an_append_is_written_at_once_when_nobody_else_writes(
     _sqlite_only(engine)
     _user, token = await session_service.guest_with_session(sessions)
     live = session_service.token_hash(token)
-    await _match(sessions, "direct-append-1")
+    await make_match(sessions, "direct-append-1")
     calls = _count_thread_calls(monkeypatch)
     assert await repo.append_journal(engine, "direct-append-1", 1, '{"a":1}', live)
     assert await repo.append_journal(engine, "direct-append-1", 1, '{"b":1}') is False
@@ -119,7 +107,7 @@ async def test_an_append_is_written_at_once_when_nobody_else_writes(
         await repo.append_journal(engine, "direct-append-1", 3, '{"d":3}', live)
     assert calls == []
     monkeypatch.undo()
-    assert await _rows(sessions, "direct-append-1") == [(1, '{"a":1}'), (2, '{"c":2}')]
+    assert await journal_rows(sessions, "direct-append-1") == [(1, '{"a":1}'), (2, '{"c":2}')]
     conn = sqlite_direct.direct_connection(engine)
     assert conn is not None and not conn.in_transaction
     assert conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == \
@@ -133,7 +121,7 @@ async def test_an_append_waits_its_turn_while_the_engine_writes(
     direct connection locked at once (the loop is not held) and queues for the pooled
     connection; it is written after that transaction commits, with the version it asked."""
     _sqlite_only(engine)
-    await _match(sessions, "direct-append-2")
+    await make_match(sessions, "direct-append-2")
     async with engine.begin() as conn:
         assert await repo.append_change(conn, "direct-append-2", 1, '{"engine":1}')
         direct = sqlite_direct.direct_connection(engine)
@@ -146,7 +134,8 @@ async def test_an_append_waits_its_turn_while_the_engine_writes(
         await asyncio.sleep(0.05)
         assert not task.done()
     assert await task
-    assert await _rows(sessions, "direct-append-2") == [(1, '{"engine":1}'), (2, '{"queued":2}')]
+    assert await journal_rows(sessions, "direct-append-2") == [
+        (1, '{"engine":1}'), (2, '{"queued":2}')]
 
 
 async def test_the_log_is_checkpointed_off_the_loop_every_so_many_appends(
@@ -157,7 +146,7 @@ async def test_the_log_is_checkpointed_off_the_loop_every_so_many_appends(
     (aiosqlite's thread), and it copies every page of the log into the database; appends in
     between start none."""
     _sqlite_only(engine)
-    await _match(sessions, "direct-append-checkpoint")
+    await make_match(sessions, "direct-append-checkpoint")
     monkeypatch.setattr(sqlite_direct, "CHECKPOINT_EVERY", 3)
     monkeypatch.setattr(sqlite_direct, "_APPENDED", weakref.WeakKeyDictionary())
     answers: list[tuple[int, int, int]] = []
@@ -183,7 +172,8 @@ async def test_the_log_is_checkpointed_off_the_loop_every_so_many_appends(
     for seq in (4, 5):
         assert await repo.append_journal(engine, "direct-append-checkpoint", seq, "{}")
     assert engine not in sqlite_direct._CHECKPOINTS and len(answers) == 1
-    assert [seq for seq, _ in await _rows(sessions, "direct-append-checkpoint")] == [1, 2, 3, 4, 5]
+    written = await journal_rows(sessions, "direct-append-checkpoint")
+    assert [seq for seq, _ in written] == [1, 2, 3, 4, 5]
 
 
 async def test_an_in_memory_database_has_no_direct_connection() -> None:
@@ -205,7 +195,7 @@ async def test_an_append_is_one_trip_to_the_sqlite_thread(
     thread as one call, written or refused."""
     _sqlite_only(engine)
     _direct_path_busy(monkeypatch)
-    await _match(sessions, "fast-append-2")
+    await make_match(sessions, "fast-append-2")
     calls = _count_thread_calls(monkeypatch)
     assert await repo.append_journal(engine, "fast-append-2", 1, "{}")
     assert len(calls) == 1
@@ -225,7 +215,7 @@ async def test_a_cancelled_append_ends_its_transaction(
     whatever the next user of the connection sends; no transaction is left open."""
     _sqlite_only(engine)
     _direct_path_busy(monkeypatch)
-    await _match(sessions, "fast-append-3")
+    await make_match(sessions, "fast-append-3")
     assert await repo.append_journal(engine, "fast-append-3", 1, '{"first":1}')
     started, release = threading.Event(), threading.Event()
     real: Callable[..., bool] = repo._append_on_thread
@@ -246,7 +236,7 @@ async def test_a_cancelled_append_ends_its_transaction(
     monkeypatch.undo()
     assert not await _in_transaction(engine)
     expected = [(1, '{"first":1}')] + ([(2, '{"x":1}')] if seq == 2 else [])
-    assert await _rows(sessions, "fast-append-3") == expected
+    assert await journal_rows(sessions, "fast-append-3") == expected
     assert await repo.append_journal(engine, "fast-append-3", 3, '{"y":3}')
 
 
@@ -314,7 +304,7 @@ async def test_a_live_session_reads_the_user_and_the_bot_flag(
 
 async def test_a_client_seed_is_stored_once_per_seat(sessions: async_sessionmaker) -> None:
     """A seat's seed is written only while it has none; the other seat's is its own."""
-    await _match(sessions, "fast-seed-1")
+    await make_match(sessions, "fast-seed-1")
     async with repo.core_transaction(sessions) as conn:
         assert await fair_store.set_client_seed(conn, "fast-seed-1", 0, "aa" * 16, "player")
     async with repo.core_transaction(sessions) as conn:
@@ -347,7 +337,7 @@ async def test_the_journal_of_a_revoked_session_is_unchanged(
 ) -> None:
     """An ended session's move writes no row (the count stays as it was)."""
     _user, token = await session_service.guest_with_session(sessions)
-    await _match(sessions, "fast-append-4")
+    await make_match(sessions, "fast-append-4")
     assert await session_service.revoke(sessions, token)
     with pytest.raises(repo.SessionEnded):
         await repo.append_journal(engine, "fast-append-4", 1, "{}",

@@ -8,12 +8,12 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
+from journal_help import journal_rows, make_match
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
 from kva.service import sessions as session_service
 from kva.storage import pg_direct, repo
-from kva.storage.models import MatchFair, MatchRow
 
 
 @pytest.fixture
@@ -23,19 +23,6 @@ async def engine(sessions: async_sessionmaker) -> AsyncIterator[AsyncEngine]:
     if engine.dialect.driver != "asyncpg":
         pytest.skip("PostgreSQL (asyncpg) only")
     yield engine
-
-
-async def _match(sessions: async_sessionmaker, match_id: str) -> None:
-    async with sessions() as session:
-        session.add(MatchRow(id=match_id, status="active", target=75, bazaar="draw",
-                             record={}, version=0))
-        session.add(MatchFair(match_id=match_id, server_seed="ab" * 32))
-        await session.commit()
-
-
-async def _rows(sessions: async_sessionmaker, match_id: str) -> list[tuple[int, str]]:
-    async with sessions() as session:
-        return await repo.journal_since(session, match_id, 0)
 
 
 def _checkouts(engine: AsyncEngine) -> list[object]:
@@ -52,7 +39,7 @@ async def test_appends_take_no_pooled_connection_and_answer_as_before(
     those of the pooled path, and the pool is never asked for a connection."""
     _user, token = await session_service.guest_with_session(sessions)
     live = session_service.token_hash(token)
-    await _match(sessions, "pg-append-1")
+    await make_match(sessions, "pg-append-1")
     checkouts = _checkouts(engine)
     assert await repo.append_journal(engine, "pg-append-1", 1, '{"a":1}', live)
     assert await repo.append_journal(engine, "pg-append-1", 1, '{"b":1}', live) is False
@@ -63,7 +50,7 @@ async def test_appends_take_no_pooled_connection_and_answer_as_before(
     with pytest.raises(repo.SessionEnded):
         await repo.append_journal(engine, "pg-append-1", 3, '{"d":3}', live)
     assert checkouts == []
-    assert await _rows(sessions, "pg-append-1") == [(1, '{"a":1}'), (2, '{"c":2}')]
+    assert await journal_rows(sessions, "pg-append-1") == [(1, '{"a":1}'), (2, '{"c":2}')]
     own = pg_direct.appenders(engine)
     assert own is not None and len(own.open) == 1  # a refused version kept its connection
 
@@ -75,7 +62,7 @@ async def test_concurrent_appends_hold_at_most_the_limit_of_connections(
     APPEND_CONNECTIONS; the rest wait for one, and every row is written."""
     ids = [f"pg-append-many-{i}" for i in range(12)]
     for match_id in ids:
-        await _match(sessions, match_id)
+        await make_match(sessions, match_id)
     results = await asyncio.gather(*(
         repo.append_journal(engine, match_id, seq, f'{{"s":{seq}}}')
         for match_id in ids for seq in (1,)))
@@ -83,7 +70,7 @@ async def test_concurrent_appends_hold_at_most_the_limit_of_connections(
     own = pg_direct.appenders(engine)
     assert own is not None and 1 <= len(own.open) <= pg_direct.APPEND_CONNECTIONS
     for match_id in ids:
-        assert await _rows(sessions, match_id) == [(1, '{"s":1}')]
+        assert await journal_rows(sessions, match_id) == [(1, '{"s":1}')]
 
 
 async def test_a_lost_append_connection_is_replaced(
@@ -92,7 +79,7 @@ async def test_a_lost_append_connection_is_replaced(
     """A connection the server dropped fails the append made on it (the error reaches the
     caller, as a dropped pooled connection's does) and is closed; the next append opens
     another and is written."""
-    await _match(sessions, "pg-append-lost")
+    await make_match(sessions, "pg-append-lost")
     assert await repo.append_journal(engine, "pg-append-lost", 1, "{}")
     own = pg_direct.appenders(engine)
     assert own is not None
@@ -105,7 +92,7 @@ async def test_a_lost_append_connection_is_replaced(
         await repo.append_journal(engine, "pg-append-lost", 2, "{}")
     assert first not in own.open
     assert await repo.append_journal(engine, "pg-append-lost", 2, "{}")
-    assert [seq for seq, _ in await _rows(sessions, "pg-append-lost")] == [1, 2]
+    assert [seq for seq, _ in await journal_rows(sessions, "pg-append-lost")] == [1, 2]
 
 
 async def test_disposing_the_engine_closes_the_append_connections(
@@ -116,7 +103,7 @@ async def test_disposing_the_engine_closes_the_append_connections(
     from kva.storage.db import create_engine
 
     other = create_engine(engine.url.render_as_string(hide_password=False))
-    await _match(sessions, "pg-append-dispose")
+    await make_match(sessions, "pg-append-dispose")
     assert await repo.append_journal(other, "pg-append-dispose", 1, "{}")
     own = pg_direct.appenders(other)
     assert own is not None
@@ -131,7 +118,7 @@ async def test_appends_go_through_the_pool_when_turned_off(
 ) -> None:
     """``KVA_PG_DIRECT_APPEND=0``: the pooled path, with the same answers."""
     monkeypatch.setattr(pg_direct, "ENABLED", False)
-    await _match(sessions, "pg-append-pooled")
+    await make_match(sessions, "pg-append-pooled")
     checkouts = _checkouts(engine)
     assert await repo.append_journal(engine, "pg-append-pooled", 1, "{}")
     assert await repo.append_journal(engine, "pg-append-pooled", 1, "{}") is False

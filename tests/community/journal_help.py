@@ -1,0 +1,24 @@
+"""Helpers for the journal-append tests: a bare active match row to append to, and the rows
+its journal holds."""
+
+from __future__ import annotations
+
+from sqlalchemy.ext.asyncio import async_sessionmaker
+
+from kva.storage import repo
+from kva.storage.models import MatchFair, MatchRow
+
+
+async def make_match(sessions: async_sessionmaker, match_id: str) -> None:
+    """An active match ``match_id`` with no journal yet."""
+    async with sessions() as session:
+        session.add(MatchRow(id=match_id, status="active", target=75, bazaar="draw",
+                             record={}, version=0))
+        session.add(MatchFair(match_id=match_id, server_seed="ab" * 32))
+        await session.commit()
+
+
+async def journal_rows(sessions: async_sessionmaker, match_id: str) -> list[tuple[int, str]]:
+    """The (version, change) rows of ``match_id``'s journal, in order."""
+    async with sessions() as session:
+        return await repo.journal_since(session, match_id, 0)
