@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import os
 import weakref
+from collections.abc import Callable
 from typing import Any, Final
 
 import asyncpg  # type: ignore[import-untyped]
@@ -118,7 +119,7 @@ def appenders(engine: AsyncEngine) -> Appenders | None:
     return made
 
 
-def _closer(sync: Engine) -> Any:
+def _closer(sync: Engine) -> Callable[[Engine], None]:
     def close(_engine: Engine) -> None:
         kept = _APPENDERS.pop(sync, None)
         if kept is not None:

@@ -348,8 +348,9 @@ async def append_journal(
               "player_session": player_session}
     params = [values[name] for name in order]
     try:
-        written = _append_directly(engine, sql, params) if driver_name == "aiosqlite" else None
-        if written is None:  # not SQLite, or its file is locked: the pooled connection
+        written = (_append_directly(engine, sql, params) if driver_name == "aiosqlite"
+                   else await _append_on_own_connection(engine, sql, params))
+        if written is None:  # SQLite's file is locked, or no own connection: the pool's
             written = await _append_through_pool(engine, driver_name, sql, params)
     except _VersionTaken:
         return False
@@ -365,15 +366,8 @@ class _VersionTaken(Exception):
 async def _append_through_pool(
     engine: AsyncEngine, driver_name: str, sql: str, params: list[Any]
 ) -> bool:
-    """The append straight to the driver, on PostgreSQL on a connection of the appends' own
-    (:mod:`kva.storage.pg_direct`), else on a pooled one: whether it wrote its row
+    """The append on a pooled connection, straight to its driver: whether it wrote its row
     (:class:`_VersionTaken` when the version exists)."""
-    if driver_name == "asyncpg":
-        from kva.storage import pg_direct  # asyncpg is loaded only where PostgreSQL is used
-
-        own = pg_direct.appenders(engine)
-        if own is not None:
-            return await _asyncpg_append(own.fetchval, sql, params)
     async with engine.connect() as conn:
         driver = (await conn.get_raw_connection()).driver_connection
         assert driver is not None
@@ -392,6 +386,20 @@ async def _append_through_pool(
             except sqlite3.IntegrityError:  # the version exists (rolled back)
                 raise _VersionTaken from None
     return written
+
+
+async def _append_on_own_connection(
+    engine: AsyncEngine, sql: str, params: list[Any]
+) -> bool | None:
+    """The append on PostgreSQL on a connection of the appends' own
+    (:mod:`kva.storage.pg_direct`): whether it wrote its row, or None when appends have no
+    connections of their own (:class:`_VersionTaken` when the version exists)."""
+    from kva.storage import pg_direct  # asyncpg is loaded only where PostgreSQL is used
+
+    own = pg_direct.appenders(engine)
+    if own is None:
+        return None
+    return await _asyncpg_append(own.fetchval, sql, params)
 
 
 async def _asyncpg_append(
