@@ -26,14 +26,17 @@ def same_tile(a: str, b: str) -> bool:
     return sorted(a.split("-")) == sorted(b.split("-"))
 
 
+def move_of(event: dict[str, Any]) -> dict[str, Any]:
+    """The move an event is about: a hand or match end carries the move that ended it."""
+    return event["move"] if event["kind"] in ("hand_end", "match_end") else event
+
+
 def check_event(state: dict[str, Any], action: dict[str, Any], seat: int, version: int) -> None:
     """``state`` is the one ``action`` by ``seat`` at ``version`` made: version + 1, its event."""
     assert state["version"] == version + 1, (
         f"after the action at v{version} the opponent's next state is {summary(state)}")
-    event = state["event"]
-    assert event is not None, f"v{version + 1} came as a resync: {summary(state)}"
-    if event["kind"] in ("hand_end", "match_end"):  # the action ended the hand: it is inside
-        event = event["move"]
+    assert state["event"] is not None, f"v{version + 1} came as a resync: {summary(state)}"
+    event = move_of(state["event"])
     assert event["kind"] in ("open", "play"), f"{action} made {state['event']}"
     assert event["p"] == seat, f"{action} by seat {seat} made {state['event']}"
     assert same_tile(event["tile"], action["tile"]), f"{action} made {state['event']}"
@@ -52,10 +55,10 @@ def check_stream(sock: Socket, first: int) -> list[tuple[int, str, int]]:
 
 
 def event_kind(event: dict[str, Any]) -> str:
-    """The event's kind; a hand or match end carries the move that ended it (``hand_end:pass``)."""
-    if event["kind"] in ("hand_end", "match_end"):
-        return f"{event['kind']}:{event['move']['kind']}"
-    return str(event["kind"])
+    """The event's kind; for a hand or match end, with the move that ended it
+    (``hand_end:pass``)."""
+    move = move_of(event)
+    return str(event["kind"]) if move is event else f"{event['kind']}:{move['kind']}"
 
 
 FORCED_KINDS = {"draw", "pass", "hand_end:pass", "match_end:pass"}
