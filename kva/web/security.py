@@ -150,6 +150,29 @@ def client_ip(conn: HTTPConnection) -> str:
     return client_address(peer, conn.headers, settings.trusted_proxies)
 
 
+def address_group(ip: str, ipv6_prefix: int = 64) -> str:
+    """The group an address is counted in by per-client limits: an IPv4 address alone, an IPv6
+    address as its ``/ipv6_prefix`` network (one subscriber usually holds a whole /64, so
+    counting single IPv6 addresses would give one person millions of budgets). Anything that
+    is not an address is returned as it is."""
+    try:
+        address = ipaddress.ip_address(ip)
+    except ValueError:
+        return ip
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, ipv6_prefix), strict=False))
+    return str(address)
+
+
+def client_key(conn: HTTPConnection) -> str:
+    """The key every per-client limit counts against: :func:`client_ip` grouped by
+    :func:`address_group` (IPv6 by its ``KVA_IPV6_PREFIX`` network)."""
+    prefix = getattr(_settings_of(conn), "ipv6_prefix", 64)
+    return address_group(client_ip(conn), prefix)
+
+
 def origin_ok(conn: HTTPConnection) -> bool:
     """Whether this request or handshake comes from this site or an allowed origin."""
     settings = _settings_of(conn)
