@@ -155,6 +155,11 @@ def test_a_finished_bot_match_is_analysed_from_its_replay(new_context: Callable[
     marks = page.locator(tid("analysis-mark"))
     # The e2e player plays its first legal tile: the analysis finds mistakes in that.
     assert marks.count() >= 1
+    # Losses read as points to one decimal or whole points of win chance: never a percentage
+    # with false precision ("-11.88% chance to win").
+    assert not [x for x in marks.all_inner_texts() if "%" in x]
+    texts = [*marks.all_inner_texts(), *rows.all_inner_texts()]
+    assert not [x for x in texts if re.search(r"\d[.,]\d\d", x)], texts
     first = marks.first
     step = first.get_attribute("data-step")
     first.click()

@@ -7,3 +7,11 @@ export function t(key, vars = {}) {
   const text = STRINGS[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m));
 }
+
+const NUMBER = new Intl.NumberFormat(document.documentElement.lang || undefined);
+
+/** `n` written as the page's language writes numbers (as the server's Babel does), never in
+ * the browser's own locale, so a header and the page it sits on agree. */
+export function formatNumber(n) {
+  return NUMBER.format(n);
+}

@@ -2,6 +2,7 @@
 // already cut for this viewer, at once and after every change).
 import { byId, h, show } from "./dom.js";
 import { openSocket } from "./socket.js";
+import { formatNumber } from "./i18n.js";
 
 const list = byId("lobby-list");
 const empty = byId("lobby-empty");
@@ -33,7 +34,7 @@ function row(t) {
       h("span", { class: "lt-rules", text: t.bazaar === "pass-only" ? S.pass_only : S.standard }), " ",
       h("span", { class: "lt-mode" + (t.rated ? " rated" : ""), text: t.rated ? S.rated : S.casual }),
       ...(t.stake ? [" ", h("span", { class: "lt-stake", "data-testid": "lobby-stake", dataset: { stake: String(t.stake) },
-                                      text: S.coins.replace("{coins}", t.stake.toLocaleString()) })] : [])),
+                                      text: S.coins.replace("{coins}", formatNumber(t.stake)) })] : [])),
     h("span", { class: "lt-act" }, action(t)));
 }
 

@@ -1,7 +1,7 @@
 // Post-game analysis on the replay page: ask for it, show its progress, then the summary per
 // player, the list of marked moves (each a link to its position) and, on a marked move's
 // position, the mark and the best move drawn on the board.
-import { t } from "./i18n.js";
+import { formatNumber, t } from "./i18n.js";
 import { byId as $, h, setText, show } from "./dom.js";
 import { drawBoard } from "./tiles.js";
 
@@ -29,8 +29,21 @@ function actionText(a) {
   return a.end ? fmt("play", { tile: a.tile, end: t(`end_${a.end}`) }) : a.tile;
 }
 
+// Points to one decimal; a match-win chance in whole percentage points (the search's own
+// noise is larger than a tenth of a point, so more digits would be false precision).
+const pointsText = (n) => fmt("points", { n: formatNumber(Math.round(n * 10) / 10) });
+const winText = (n) => fmt("win", { n: formatNumber(Math.round(n)) });
+
 function lossText(d) {
-  return d.unit === "points" ? fmt("points", { n: d.loss }) : fmt("win", { n: d.loss });
+  return d.unit === "points" ? pointsText(d.loss) : winText(d.loss);
+}
+
+// A player's average loss: in points far from the target, in win chance near it, or both.
+function averageLossText(s) {
+  const parts = [];
+  if (s.points_lost_per_decision > 0) parts.push(pointsText(s.points_lost_per_decision));
+  if (s.win_lost_per_decision > 0) parts.push(winText(s.win_lost_per_decision));
+  return parts.length ? parts.join(" · ") : pointsText(0);
 }
 
 function playerName(p) {
@@ -64,7 +77,7 @@ function render(analysis) {
   for (const s of analysis.summary) {
     body.appendChild(h("tr", { dataset: { player: String(s.player) } },
       h("th", { text: playerName(s.player) }), h("td", { text: `${s.accuracy}%` }),
-      h("td", { text: String(s.points_lost_per_decision) }), h("td", { text: String(s.inaccuracy) }),
+      h("td", { text: averageLossText(s) }), h("td", { text: String(s.inaccuracy) }),
       h("td", { text: String(s.mistake) }), h("td", { text: String(s.blunder) })));
   }
   show("analysis-summary", true);
