@@ -8,10 +8,13 @@ export function t(key, vars = {}) {
   return text.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m));
 }
 
-const NUMBER = new Intl.NumberFormat(document.documentElement.lang || undefined);
+const MARKS = document.documentElement.dataset;
 
-/** `n` written as the page's language writes numbers (as the server's Babel does), never in
- * the browser's own locale, so a header and the page it sits on agree. */
+/** `n` written as the server's Babel writes it for the page's language (its group and decimal
+ * marks are on <html>), never in the browser's own locale data, so a header and the page it
+ * sits on agree. */
 export function formatNumber(n) {
-  return NUMBER.format(n);
+  const [whole, fraction] = String(Math.abs(n)).split(".");
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, MARKS.numGroup ?? ",");
+  return (n < 0 ? "-" : "") + grouped + (fraction ? (MARKS.numDecimal ?? ".") + fraction : "");
 }
