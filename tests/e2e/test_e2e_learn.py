@@ -177,6 +177,10 @@ def test_a_finished_bot_match_is_analysed_from_its_replay(new_context: Callable[
     shot(page, "analysis-02-marked-move")
     SHOTS.mkdir(parents=True, exist_ok=True)
     current.screenshot(path=str(SHOTS / "analysis-03-best-move.png"))
+    # On a phone the summary is one block per player: nothing scrolls sideways.
+    page.set_viewport_size({"width": 375, "height": 667})
+    page.wait_for_timeout(100)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
     # A second request is served from the database at once.
     resp = page.request.post(f"/m/{game.match_id}/analysis")
     assert resp.status == 200 and resp.json()["status"] == "done"

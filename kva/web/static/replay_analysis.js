@@ -72,13 +72,17 @@ function render(analysis) {
   box.dataset.state = "done";
   show("analyse", false);
   show("analysis-progress", false);
-  const body = $("analysis-summary").querySelector("tbody");
+  const table = $("analysis-summary");
+  const body = table.querySelector("tbody");
+  // Each cell carries its column's name: on a phone the table is one block per player.
+  const labels = [...table.querySelectorAll("thead th")].map((th) => th.textContent);
+  const cell = (i, text) => h("td", { text, dataset: { label: labels[i] } });
   body.replaceChildren();
   for (const s of analysis.summary) {
     body.appendChild(h("tr", { dataset: { player: String(s.player) } },
-      h("th", { text: playerName(s.player) }), h("td", { text: `${s.accuracy}%` }),
-      h("td", { text: averageLossText(s) }), h("td", { text: String(s.inaccuracy) }),
-      h("td", { text: String(s.mistake) }), h("td", { text: String(s.blunder) })));
+      h("th", { text: playerName(s.player), scope: "row" }), cell(1, `${s.accuracy}%`),
+      cell(2, averageLossText(s)), cell(3, String(s.inaccuracy)),
+      cell(4, String(s.mistake)), cell(5, String(s.blunder))));
   }
   show("analysis-summary", true);
   const list = $("analysis-marks");
