@@ -27,7 +27,7 @@ from kva.service.ratelimit import AuthRateLimiter
 from kva.service.rematch import RematchService
 from kva.storage.db import create_engine, session_factory
 from kva.storage.migrate import upgrade
-from kva.web import accounts, learn, lobby, pages, profiles, wallet, ws
+from kva.web import accounts, learn, lobby, pages, preferences, profiles, wallet, ws
 from kva.web.botapi import install as install_bot_api
 from kva.web.identity import SessionCodec
 from kva.web.middleware import IdentityAndLanguage
@@ -114,6 +114,7 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
     install_bot_api(app)  # /api/... (docs/bot-api.md), /bots, /settings/bot
     wallet.install(app)  # Domino Coin pages and refusals
     learn.install(app)  # /learn, /strategy and post-game analysis (issue 10)
+    preferences.install(app)  # /settings and the web app manifest
     return app
 
 

@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse
 from markupsafe import Markup
 
 from kva.i18n import jinja_env
+from kva.service import preferences
 
 TEMPLATES = Path(__file__).with_name("templates")
 _LOADER = jinja2.FileSystemLoader(str(TEMPLATES))
@@ -25,9 +26,13 @@ def render(request: Request, name: str, context: dict[str, Any] | None = None,
     env = jinja_env(locale, _LOADER)
     if "js_strings" not in env.globals:
         env.globals["js_strings"] = _js_strings(env)
+    user = getattr(request.state, "user", None)
     ctx = {
         "request": request,
-        "user": getattr(request.state, "user", None),
+        "user": user,
+        # A registered player's stored preferences win over the browser's (static/prefs.js).
+        "account_prefs": (preferences.of_user(user).to_json()
+                          if user is not None and user.kind == "registered" else None),
         "here": request.url.path + (f"?{request.url.query}" if request.url.query else ""),
     }
     ctx.update(context or {})

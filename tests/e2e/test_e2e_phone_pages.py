@@ -86,3 +86,22 @@ def test_the_wallet_and_profile_fit_a_phone(
         return lines > words.length;
       }).map(dt => dt.textContent)""")
     assert not cut, f"{lang}: {cut}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_guest_turns_on_the_dark_theme_and_every_page_keeps_it(
+    new_context: Callable[..., Any], server: Any, lang: str
+) -> None:
+    page = _phone(new_context, server, lang)
+    page.goto("/settings")
+    page.locator(tid("pref-theme-dark")).check()
+    page.locator(tid("settings-status")).filter(has_text=".").wait_for()
+    page.goto("/lobby")
+    assert page.evaluate("document.documentElement.dataset.prefTheme") == "dark"
+    background = page.evaluate("getComputedStyle(document.documentElement).backgroundColor")
+    channels = [int(c) for c in background[background.index("(") + 1:-1].split(",")[:3]]
+    assert max(channels) < 60, background
+    shot(page, f"phone-{lang}-lobby-dark")
+    page.goto("/settings")
+    assert page.locator(tid("pref-theme-dark")).is_checked()
+    assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH
