@@ -5,6 +5,9 @@ import { t } from "./i18n.js";
 import { drawBoard, tileSVG } from "./tiles.js";
 import { byId as $, h, setText, show } from "./dom.js";
 import { openSocket } from "./socket.js";
+import { play } from "./sound.js";
+import { yourTurn } from "./attention.js";
+import { motionAllowed, pref } from "./preferences.js";
 import { newClientSeed } from "./fair.js";
 import { showCommitment, showFailure, verifyAndShow } from "./fairbadge.js";
 import {
@@ -22,6 +25,8 @@ let toastTimer = null;
 let openResult = null; // number of the finished hand whose result is on show
 let seedSentAt = -1; // the state version at which this page last sent its client seed
 let fairChecked = false; // the finished record was fetched and judged
+let wasMyTurn = false; // whether the last render was the player's turn (sound, title)
+let animatedLast = null; // the board tile that last slid in (each new tile animates once)
 
 // ------------------------------------------------------------------ helpers
 function you() { return state ? state.you : null; }
@@ -126,22 +131,39 @@ function render() {
     }
   }
   const targets = selected ? legal.get(selected).filter((e) => e) : [];
-  drawBoard($("board"), view.board, {
+  const asks = Object.fromEntries(view.board.ends.map((e) => [e.end, e.asks]));
+  const board = $("board");
+  drawBoard(board, view.board, {
     points, last, targets, onTarget: (end) => sendPlay(selected, end),
+    targetLabel: (end) => t(`end_ask_${end}`, { n: asks[end] ?? "?" }),
   });
+  board.setAttribute("aria-label", boardDescription(view));
+  if (last !== animatedLast) {
+    const placed = board.querySelector(`.tile-svg.last`);
+    if (placed && animatedLast !== null && motionAllowed()) placed.classList.add("enter");
+    animatedLast = last;
+  }
   setText("ends-sum", view.board.ends_sum);
 
   // My hand.
   const hand = $("hand");
   hand.replaceChildren();
   const myTurn = view.turn === you() && !view.over && state.status === "active";
+  if (myTurn !== wasMyTurn) {
+    if (myTurn && view.legal.length > 1) play("turn");
+    yourTurn(myTurn, t("your_turn"));
+    wasMyTurn = myTurn;
+  }
   if (you() === null) {
     for (let i = 0; i < view.hand_counts[me]; i++) hand.appendChild(backTile());
   } else {
     for (const name of view.hand) {
       // data-testid is for the tests; the code finds a tile by data-tile.
+      const key = view.hand.indexOf(name) + 1;
       const btn = h("button", { type: "button", class: "tile", "data-testid": "tile",
-        "aria-label": name, dataset: { tile: name }, on: { click: () => onTile(name) } });
+        "aria-label": name, "aria-keyshortcuts": key <= 9 ? String(key) : null,
+        "aria-pressed": name === selected ? "true" : "false",
+        dataset: { tile: name }, on: { click: () => onTile(name) } });
       btn.classList.toggle("legal", legal.has(name));
       btn.classList.toggle("selected", name === selected);
       btn.classList.toggle("pending", name === view.pending);
@@ -193,6 +215,29 @@ function render() {
 
 function handResultKey(n) { return `kva:${matchId}:hand-result:${n}`; }
 
+/** The board in words, for screen readers: how many tiles, and what each open end asks. */
+function boardDescription(view) {
+  const count = view.moves.filter((m) => m.kind === "play" || m.kind === "open").length;
+  if (!view.board.ends.length) return t("board_empty_desc");
+  const ends = view.board.ends.map((e) => t(`end_ask_${e.end}`, { n: e.asks }));
+  return t("board_desc", { count, ends: ends.join("; "), sum: view.board.ends_sum });
+}
+
+/** Move the focus into a dialog that just opened (a keyboard or screen-reader player is
+ * taken to it), remembering where it was so closing the dialog can bring it back. */
+let focusBefore = null;
+function focusInto(target) {
+  if (!target || target.contains(document.activeElement)) return;
+  focusBefore = document.activeElement;
+  target.focus({ preventScroll: true });
+}
+function focusBack() {
+  const back = focusBefore && document.contains(focusBefore) ? focusBefore
+    : $("hand").querySelector(".tile.legal") || $("hand").querySelector(".tile");
+  focusBefore = null;
+  if (back) back.focus({ preventScroll: true });
+}
+
 /** The sentence that says how hand `summary` ended, with the verb agreeing with "you". */
 function handResultText(summary) {
   const { winner, points } = summary;
@@ -243,7 +288,9 @@ function showHandResult(summary) {
   } else {
     setText("hr-next", "");
   }
+  const opening = panel.hidden;
   show(panel);
+  if (opening) focusInto($("hr-close"));
 }
 
 function renderResults() {
@@ -285,7 +332,20 @@ function renderResults() {
   show(lastHand, played);
   if (panel.hidden && !panel.classList.contains("docked")) show("match-result-backdrop");
   setText("mr-score", t("final_score", { a: view.scores[me], b: view.scores[1 - me] }));
+  const opening = panel.hidden;
   show(panel);
+  if (opening) focusInto($("mr-title"));
+}
+
+/** The sound of `event`: a tile placed (and points), or a hand or the match won or lost. */
+function sound(event) {
+  if (!event) return;
+  const move = event.move || event;
+  if (event.kind === "match_end" && you() !== null) {
+    play(state.view.winner === you() ? "win" : "lose");
+  } else if (move.kind === "play" || move.kind === "open") {
+    play(move.points ? "score" : "place");
+  }
 }
 
 /** The toast for `event`: whole sentences for you and for the other player. */
@@ -317,20 +377,24 @@ function sendPlay(tile, end) {
   if (send({ type: "action", version: state.version, action })) {
     busy = true;
     selected = null;
+    // The tile leaves the hand at once; the server's state (a few ms later) redraws the hand.
+    const btn = $("hand").querySelector(`[data-tile="${tile}"]`);
+    if (btn) btn.classList.add("leaving");
   }
 }
 
-function dismissHandResult() {
+function dismissHandResult(refocus = true) {
   const last = state.view.previous[state.view.previous.length - 1];
   if (last) sessionStorage.setItem(handResultKey(last.number), "1");
   openResult = null;
   show("hand-result", false);
+  if (refocus) focusBack();
 }
 
 function onTile(name) {
   if (!state || busy) return;
   // Playing on is the answer to the last hand's result: it makes way for the board.
-  if (!$("hand-result").hidden) dismissHandResult();
+  if (!$("hand-result").hidden) dismissHandResult(false);
   const view = state.view;
   const legal = legalByTile(view);
   const ends = legal.get(name);
@@ -339,13 +403,51 @@ function onTile(name) {
     if (btn) { btn.classList.remove("nope"); void btn.offsetWidth; btn.classList.add("nope"); }
     return;
   }
-  if (ends.length === 1) {
+  // One end: the tile goes there at once, unless the player asked to confirm each move (then
+  // the end is offered like any other, and a second tap or Enter plays it).
+  if (ends.length === 1 && (pref("confirm") !== "on" || ends[0] === null)) {
     sendPlay(name, ends[0]);
     return;
   }
   selected = selected === name ? null : name;
   render();
+  if (selected) focusTarget(0);
 }
+
+/** Keyboard focus on the `i`-th offered end (wrapping around), so arrows pick and Enter plays. */
+function focusTarget(i) {
+  const targets = [...$("board").querySelectorAll(".end-target")];
+  if (!targets.length) return;
+  const n = ((i % targets.length) + targets.length) % targets.length;
+  targets[n].focus({ preventScroll: true });
+}
+
+// Keyboard play: a digit picks that tile of the hand (1 is the leftmost), the arrows move
+// between the ends it may go to, Enter plays, Escape puts it back.
+document.addEventListener("keydown", (e) => {
+  if (e.altKey || e.ctrlKey || e.metaKey || !state) return;
+  const field = e.target instanceof HTMLElement && e.target.closest("input, textarea, select");
+  if (field) return;
+  if (/^[1-9]$/.test(e.key)) {
+    const tiles = [...$("hand").querySelectorAll(".tile[data-tile]")];
+    const btn = tiles[Number(e.key) - 1];
+    if (!btn) return;
+    e.preventDefault();
+    btn.focus({ preventScroll: true });
+    onTile(btn.dataset.tile);
+  } else if (selected && ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"].includes(e.key)) {
+    e.preventDefault();
+    const targets = [...$("board").querySelectorAll(".end-target")];
+    const at = targets.indexOf(document.activeElement);
+    focusTarget(at + (e.key === "ArrowLeft" || e.key === "ArrowUp" ? -1 : 1));
+  } else if (e.key === "Escape" && selected) {
+    const tile = selected;
+    selected = null;
+    render();
+    const btn = $("hand").querySelector(`[data-tile="${tile}"]`);
+    if (btn) btn.focus({ preventScroll: true });
+  }
+});
 
 // ------------------------------------------------------------------ fair deals
 // kva-fair/1 (docs/fairness.md): keep the commitment this page saw first and the seed it sent
@@ -411,6 +513,7 @@ function onState(msg) {
   if (event && (event.kind === "hand_end" || event.kind === "match_end")) openResult = event.hand;
   noteState(msg);
   announce(event);
+  sound(event);
   render();
   onFair(msg);
 }
@@ -423,10 +526,11 @@ function onError(msg) {
   render();
 }
 
-$("hr-close").addEventListener("click", dismissHandResult);
+$("hr-close").addEventListener("click", () => dismissHandResult());
 $("mr-close").addEventListener("click", () => {
   $("match-result").classList.add("docked");
   show("match-result-backdrop", false);
+  focusBack();
 });
 const resignBtn = $("resign");
 if (resignBtn) {
@@ -441,6 +545,17 @@ if (copy) {
     input.select();
     try { await navigator.clipboard.writeText(input.value); } catch { document.execCommand("copy"); }
     toast(t("copied"));
+  });
+}
+// The phone's own share sheet for the friend's link, where the browser has one.
+const share = $("share-native");
+if (share && navigator.share) {
+  share.hidden = false;
+  share.addEventListener("click", async () => {
+    try {
+      await navigator.share({ title: document.title, text: t("share_text"),
+        url: $("share-link").value });
+    } catch { /* closed without sharing */ }
   });
 }
 
