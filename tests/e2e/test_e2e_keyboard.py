@@ -23,6 +23,11 @@ def _tab_to(page: Any, selector: str, limit: int = 40) -> int:
     raise AssertionError(f"{selector} never took the focus in {limit} Tab presses")
 
 
+def _actions(game: Game) -> int:
+    """How many actions the page has sent over its socket."""
+    return sum('"type":"action"' in frame for frame in game.sent)
+
+
 def _start_by_keyboard(page: Any) -> Game:
     game = Game(page)
     page.goto("/")
@@ -113,3 +118,30 @@ def test_the_tab_title_says_your_turn(new_context: Callable[..., Any]) -> None:
         page.wait_for_timeout(50)
     assert game.my_turn()
     assert page.title().startswith("● Your turn")
+
+
+def test_move_confirmation_asks_a_second_tap_before_a_move_is_sent(
+    new_context: Callable[..., Any]
+) -> None:
+    ctx = new_context()
+    ctx.add_init_script("localStorage.setItem('kva:prefs', JSON.stringify({confirm: 'on'}))")
+    page = ctx.new_page()
+    game = _start_by_keyboard(page)
+    deadline = time.monotonic() + 20
+    while not (game.my_turn() and game.legal_tiles().count()) and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    sent = _actions(game)
+    tile = game.legal_tiles().first
+    name = tile.get_attribute("data-tile")
+    tile.click()
+    page.wait_for_timeout(300)
+    assert _actions(game) == sent, "the move was sent on the first tap"
+    before = len(game.states)
+    target = page.locator(tid("end-target"))
+    if target.count():
+        target.first.click()
+    else:  # an opening: no end to tap, the tile itself is tapped again
+        assert "again" in page.locator(tid("status")).inner_text()
+        page.locator(f'#hand .tile[data-tile="{name}"]').click()
+    game.wait_states(before)
+    assert _actions(game) == sent + 1

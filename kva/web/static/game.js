@@ -197,7 +197,9 @@ function render() {
       const only = view.legal.length === 1 ? view.legal[0].type : null;
       if (only === "draw") status.textContent = t("drawing");
       else if (only === "pass") status.textContent = t("passing");
-      else if (selected) status.textContent = t("choose_end", { tile: selected });
+      else if (selected && legal.get(selected).every((e) => e === null)) {
+        status.textContent = t("confirm_tile", { tile: selected });
+      } else if (selected) status.textContent = t("choose_end", { tile: selected });
       else if (view.forced_opening) status.textContent = t("must_open", { tile: view.forced_opening });
       else status.textContent = t("choose_tile");
     } else if (you() === null) {
@@ -405,8 +407,13 @@ function onTile(name) {
   }
   // One end: the tile goes there at once, unless the player asked to confirm each move (then
   // the end is offered like any other, and a second tap or Enter plays it).
-  if (ends.length === 1 && (pref("confirm") !== "on" || ends[0] === null)) {
+  if (ends.length === 1 && pref("confirm") !== "on") {
     sendPlay(name, ends[0]);
+    return;
+  }
+  // An opening has no end to tap: confirming it is a second tap on the tile itself.
+  if (ends.length === 1 && ends[0] === null && selected === name) {
+    sendPlay(name, null);
     return;
   }
   selected = selected === name ? null : name;
