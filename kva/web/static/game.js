@@ -27,6 +27,7 @@ let seedSentAt = -1; // the state version at which this page last sent its clien
 let fairChecked = false; // the finished record was fetched and judged
 let wasMyTurn = false; // whether the last render was the player's turn (sound, title)
 let animatedLast = null; // the board tile that last slid in (each new tile animates once)
+const finalBoards = new Map(); // hand number -> the board that hand ended with (view.last_board)
 
 // ------------------------------------------------------------------ helpers
 function you() { return state ? state.you : null; }
@@ -133,11 +134,20 @@ function render() {
   const targets = selected ? legal.get(selected).filter((e) => e) : [];
   const asks = Object.fromEntries(view.board.ends.map((e) => [e.end, e.asks]));
   const board = $("board");
-  drawBoard(board, view.board, {
-    points, last, targets, onTarget: (end) => sendPlay(selected, end),
-    targetLabel: (end) => t(`end_ask_${end}`, { n: asks[end] ?? "?" }),
-  });
-  board.setAttribute("aria-label", boardDescription(view));
+  // While a finished hand's result is on show, the board is the one that hand ended with.
+  const result = resultToShow(view);
+  const finalBoard = result ? finalBoards.get(result.number) : null;
+  if (finalBoard) {
+    drawBoard(board, finalBoard, {});
+    board.dataset.showing = "final";
+  } else {
+    drawBoard(board, view.board, {
+      points, last, targets, onTarget: (end) => sendPlay(selected, end),
+      targetLabel: (end) => t(`end_ask_${end}`, { n: asks[end] ?? "?" }),
+    });
+    board.dataset.showing = "current";
+  }
+  board.setAttribute("aria-label", boardDescription({ ...view, board: finalBoard || view.board }));
   if (last !== animatedLast) {
     const placed = board.querySelector(`.tile-svg.last`);
     if (placed && animatedLast !== null && motionAllowed()) placed.classList.add("enter");
@@ -219,7 +229,9 @@ function handResultKey(n) { return `kva:${matchId}:hand-result:${n}`; }
 
 /** The board in words, for screen readers: how many tiles, and what each open end asks. */
 function boardDescription(view) {
-  const count = view.moves.filter((m) => m.kind === "play" || m.kind === "open").length;
+  const lines = view.board.lines || {};
+  const count = Object.values(lines).reduce((n, line) => n + line.length, 0)
+    + (view.board.opening ? 1 : 0);
   if (!view.board.ends.length) return t("board_empty_desc");
   const ends = view.board.ends.map((e) => t(`end_ask_${e.end}`, { n: e.asks }));
   return t("board_desc", { count, ends: ends.join("; "), sum: view.board.ends_sum });
@@ -291,17 +303,29 @@ function showHandResult(summary) {
     setText("hr-next", "");
   }
   const opening = panel.hidden;
+  if (opening) {
+    panel.classList.remove("folded");
+    $("hr-fold").setAttribute("aria-expanded", "true");
+    setText("hr-fold", t("see_board"));
+  }
   show(panel);
   if (opening) focusInto($("hr-close"));
+}
+
+/** The finished hand whose result the page shows now, or null: the last one, until the player
+ * moves on (at the match's end it is part of the match dialog instead). */
+function resultToShow(view) {
+  const last = view.previous.length ? view.previous[view.previous.length - 1] : null;
+  const show = last && !view.over && last.end !== "forfeit"
+    && !sessionStorage.getItem(handResultKey(last.number))
+    && (openResult === last.number || view.moves.length === 0);
+  return show ? last : null;
 }
 
 function renderResults() {
   const view = state.view;
   const last = view.previous.length ? view.previous[view.previous.length - 1] : null;
-  // At the match's end the last hand's result is part of the match dialog (below).
-  const showHand = last && !view.over && last.end !== "forfeit"
-    && !sessionStorage.getItem(handResultKey(last.number))
-    && (openResult === last.number || view.moves.length === 0);
+  const showHand = resultToShow(view);
   if (showHand) {
     openResult = last.number;
     showHandResult(last);
@@ -390,6 +414,7 @@ function dismissHandResult(refocus = true) {
   if (last) sessionStorage.setItem(handResultKey(last.number), "1");
   openResult = null;
   show("hand-result", false);
+  render(); // the current hand's board comes back in place of the finished one
   if (refocus) focusBack();
 }
 
@@ -517,6 +542,7 @@ function onState(msg) {
   const event = msg.event;
   state = msg;
   busy = false;
+  if (msg.view.last_board) finalBoards.set(msg.view.hand_number - 1, msg.view.last_board);
   if (event && (event.kind === "hand_end" || event.kind === "match_end")) openResult = event.hand;
   noteState(msg);
   announce(event);
@@ -534,6 +560,13 @@ function onError(msg) {
 }
 
 $("hr-close").addEventListener("click", () => dismissHandResult());
+// "See the board" folds the hand's result to its title and buttons, and opens it again.
+$("hr-fold").addEventListener("click", () => {
+  const panel = $("hand-result");
+  const folded = panel.classList.toggle("folded");
+  $("hr-fold").setAttribute("aria-expanded", folded ? "false" : "true");
+  setText("hr-fold", folded ? t("show_result") : t("see_board"));
+});
 $("mr-close").addEventListener("click", () => {
   $("match-result").classList.add("docked");
   show("match-result-backdrop", false);
