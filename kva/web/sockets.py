@@ -148,9 +148,9 @@ class _Entry:
         self.match_id = match_id
         self.token_hash = token_hash
         self.user_id = user_id
-        #: The spectator counts this socket is in (its match, its address and user there).
+        #: The counts this socket is in besides its client's: a spectator's match, address and
+        #: user there, or a seated player's sockets on their match (:attr:`seat_key`).
         self.keys = keys
-        #: A seated player's socket: the count of its player's sockets on that match.
         self.seat_key = seat_key
 
 
@@ -191,7 +191,13 @@ class SocketRegistry:
                     if match_id is not None and seat is not None and user_id is not None
                     else None)
         keys: tuple[tuple[str, ...], ...] = ()
-        if seat_key is None:
+        replaced = None
+        if seat_key is not None:
+            keys = (seat_key,)
+            replaced = self._replaceable(client, match_id)
+            if replaced is not None:
+                self.unregister(replaced)
+        else:
             if match_id is not None:
                 keys = (("match", match_id), ("ip", match_id, address))
                 if user_id is not None:
@@ -200,11 +206,8 @@ class SocketRegistry:
             if refusal is not None:
                 await channel.refuse(*refusal, CLOSE_TOO_MANY)
                 return False
-        replaced = self._replaceable(client, match_id) if seat_key is not None else None
-        if replaced is not None:
-            self.unregister(replaced)
         self._by_client[client][channel] = None
-        for key in (*keys, *((seat_key,) if seat_key is not None else ())):
+        for key in keys:
             self._counts[key] += 1
         hashed = token_hash(token) if token else None
         self._entries[channel] = _Entry(channel, client, match_id, hashed, user_id, keys,
@@ -226,7 +229,7 @@ class SocketRegistry:
                 return "match_full", f"at most {self.per_match} spectators per match"
             if key[0] != "match" and self._counts.get(key, 0) >= self.spectators_per_client:
                 return ("too_many_sockets", f"at most {self.spectators_per_client} "
-                        "spectator connections per player on one match")
+                        "spectator connections per client on one match")
         return None
 
     def _replaceable(self, client: str, match_id: str | None) -> Channel | None:
@@ -253,7 +256,7 @@ class SocketRegistry:
             own.pop(channel, None)
             if not own:
                 del self._by_client[entry.client]
-        for key in (*entry.keys, *((entry.seat_key,) if entry.seat_key is not None else ())):
+        for key in entry.keys:
             self._counts[key] -= 1
             if self._counts[key] <= 0:
                 del self._counts[key]

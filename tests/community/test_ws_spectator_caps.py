@@ -17,6 +17,7 @@ from redis_help import REDIS_URL, redis_up
 from webhelp import Socket, Visitor
 
 from kva.web.security import parse_trusted_proxies
+from kva.web.settings import Settings
 from kva.web.sockets import CLOSE_REPLACED, CLOSE_TOO_MANY, Channel, SocketRegistry
 
 
@@ -266,3 +267,14 @@ async def test_a_seated_socket_never_closes_the_last_socket_of_a_seat_elsewhere(
     assert here.close_code is None and not elsewhere.closed  # both are a seat's only socket
     registry.unregister(lobby)  # its handler forgets it again: harmless
     assert registry.counts() == (3, 1, 3)
+
+
+def test_the_spectator_cap_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KVA_SECRET_KEY", "k" * 40)
+    assert Settings.from_env().ws_spectators_per_client == 4
+    monkeypatch.setenv("KVA_WS_SPECTATORS_PER_CLIENT", "2")
+    assert Settings.from_env().ws_spectators_per_client == 2
+    for bad in ("0", "four"):
+        monkeypatch.setenv("KVA_WS_SPECTATORS_PER_CLIENT", bad)
+        with pytest.raises(ValueError, match="KVA_WS_SPECTATORS_PER_CLIENT"):
+            Settings.from_env()
