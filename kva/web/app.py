@@ -61,7 +61,8 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
         service.on_tables_changed(lobby_service.changed)
         quick = make_quick_game(service, broker, settings.broker_url)
         sockets = SocketRegistry(per_client=settings.ws_per_client,
-                                 per_match=settings.ws_per_match)
+                                 per_match=settings.ws_per_match,
+                                 spectators_per_client=settings.ws_spectators_per_client)
         app.state.services = Services(
             settings=settings, sessions=sessions, broker=broker, play=service,
             presence=presence, rematch=RematchService(sessions, broker, service),

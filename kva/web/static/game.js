@@ -69,8 +69,9 @@ function toast(text) {
 function setConnection(kind) {
   const c = $("connection");
   c.dataset.state = kind;
-  c.title = kind === "online" ? t("online") : t("reconnecting");
-  setText(c.querySelector(".conn-text"), kind === "online" ? t("online") : t("reconnecting"));
+  const text = t(kind === "online" || kind === "closed" ? kind : "reconnecting");
+  c.title = text;
+  setText(c.querySelector(".conn-text"), text);
 }
 
 /** A face-down tile. */
@@ -605,9 +606,12 @@ socket = openSocket(`/ws/m/${encodeURIComponent(matchId)}`, {
   hello: () => ({ type: "hello", version: state ? state.version : 0 }),
   resyncOnVisible: true,
   maxDelay: 5000,
+  // 4409: a newer page of this player took this one's place (the server said `replaced`);
+  // reconnecting would only take the place back, page after page.
+  reconnect: (e) => e.code !== 4409,
   onState: (kind) => {
     if (kind !== "online") busy = false;
-    setConnection(kind === "online" ? "online" : "reconnecting");
+    setConnection(kind);
   },
   on: {
     state: onState,
