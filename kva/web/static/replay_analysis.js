@@ -99,7 +99,56 @@ function render(analysis) {
     })));
   }
   if (!marked.length) list.appendChild(h("li", { text: S.none }));
+  renderGraph(analysis.decisions);
   showCurrent(Number($("replay").dataset.position || 0));
+}
+
+// The match's win-chance graph: the first player's chance after each analysed decision, 100%
+// at the top; the hands divided by faint lines; a marked move is a dot to tap.
+const SVG = "http://www.w3.org/2000/svg";
+function svg(name, attrs, parent) {
+  const node = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function renderGraph(decisions) {
+  const points = decisions.filter((d) => typeof d.chance === "number");
+  const figure = $("win-graph");
+  if (points.length < 2) { show(figure, false); return; }
+  const chart = $("win-graph-svg");
+  chart.replaceChildren();
+  show(figure, true);
+  // The drawing's width is the element's own, so a dot stays round at any width.
+  const W = Math.max(200, Math.round(chart.clientWidth || 600)); const H = 140; const pad = 6;
+  chart.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  const x = (i) => pad + (i * (W - 2 * pad)) / (points.length - 1);
+  const y = (c) => pad + ((100 - c) * (H - 2 * pad)) / 100;
+  svg("line", { x1: 0, x2: W, y1: y(50), y2: y(50), class: "wg-mid" }, chart);
+  points.forEach((d, i) => {
+    if (i > 0 && d.hand !== points[i - 1].hand) {
+      const at = (x(i - 1) + x(i)) / 2;
+      svg("line", { x1: at, x2: at, y1: 0, y2: H, class: "wg-hand" }, chart);
+    }
+  });
+  const line = points.map((d, i) => `${x(i).toFixed(1)},${y(d.chance).toFixed(1)}`).join(" ");
+  svg("polygon", { points: `${x(0)},${y(50)} ${line} ${x(points.length - 1)},${y(50)}`,
+    class: "wg-area" }, chart);
+  svg("polyline", { points: line, class: "wg-line" }, chart);
+  const first = playerName(0);
+  points.forEach((d, i) => {
+    if (!d.mark) return;
+    const step = stepOf[`${d.hand}:${d.move}`];
+    const dot = svg("circle", { cx: x(i), cy: y(d.chance), r: 5, tabindex: 0, role: "button",
+      class: `wg-dot mark-${d.mark}`, "data-step": step,
+      "aria-label": fmt("graph_point", { hand: d.hand, move: d.move + 1, chance: d.chance,
+        name: first }) }, chart);
+    const go = () => document.dispatchEvent(new CustomEvent("kva:replay-go", { detail: step }));
+    dot.addEventListener("click", go);
+    dot.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") go(); });
+  });
+  setText("win-graph-caption", fmt("graph", { top: first, bottom: playerName(1) }));
 }
 
 async function poll() {
