@@ -105,3 +105,23 @@ def test_a_guest_turns_on_the_dark_theme_and_every_page_keeps_it(
     page.goto("/settings")
     assert page.locator(tid("pref-theme-dark")).is_checked()
     assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH
+
+
+PAGES = ["/", "/lobby", "/bots", "/ratings", "/help", "/learn", "/strategy", "/settings",
+         "/login", "/register", "/wallet", "/no-such-page"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_page_scrolls_sideways_on_a_phone(
+    new_context: Callable[..., Any], server: Any, lang: str
+) -> None:
+    page = _phone(new_context, server, lang)
+    wide = {}
+    for path in PAGES:
+        page.goto(path)
+        page.wait_for_timeout(150)
+        over = page.evaluate("document.documentElement.scrollWidth") - WIDTH
+        if over > 0:
+            wide[path] = over
+            shot(page, f"phone-{lang}-wide{path.replace('/', '_')}")
+    assert not wide, f"{lang}: pages wider than {WIDTH} px: {wide}"
