@@ -11,7 +11,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # The grep the docs are held to, with two readings of "session" left out: the code's
 # `with session` / `both sessions` (an ordinal's "th" matched by `[a-z]+th`) and nothing else.
 WORK_PERIOD = re.compile(
-    r"session [0-9]|\b(?!with\b|both\b)(first|second|third|[a-z]+th) session|this session|next session",
+    r"session [0-9]|\b(?!with\b|both\b)(first|second|third|[a-z]+th) session"
+    r"|this session|next session",
     re.IGNORECASE,
 )
 ISSUE_NUMBER = re.compile(r"\bissues? [0-9]+", re.IGNORECASE)
