@@ -143,7 +143,8 @@ async def login(request: Request, nickname: str = Form(""), password: str = Form
 
 @router.post("/logout")
 async def logout(request: Request) -> Response:
-    """Revoke this session (server-side: the cookie is worthless from now on) and go home."""
+    """Revoke the current login session (server-side: the cookie is worthless from now on)
+    and go home."""
     await sessions.revoke(services(request).sessions, request.state.session_token,
                           services(request).broker)
     request.state.set_session = ""

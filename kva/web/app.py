@@ -114,7 +114,7 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
     app.include_router(profiles.router)
     install_bot_api(app)  # /api/... (docs/bot-api.md), /bots, /settings/bot
     wallet.install(app)  # Domino Coin pages and refusals
-    learn.install(app)  # /learn, /strategy and post-game analysis (issue 10)
+    learn.install(app)  # /learn, /strategy and post-game analysis
     preferences.install(app)  # /settings and the web app manifest
     return app
 
