@@ -35,6 +35,8 @@ def _messages(request: Request) -> dict[str, str]:
         "nickname_length": _("A nickname has 3 to 20 characters."),
         "nickname_chars": _("A nickname may have letters, digits, “_” and “-”, and starts "
                             "with a letter or a digit."),
+        "nickname_alphabet": _("A nickname uses Latin letters (Turkish ones included), "
+                               "Georgian or Cyrillic letters only."),
         "nickname_scripts": _("A nickname uses the letters of one alphabet only (Georgian, "
                               "Latin, Cyrillic…), not a mix."),
         "nickname_reserved": _("That nickname is reserved. Choose another."),
