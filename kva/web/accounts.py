@@ -38,7 +38,7 @@ def _messages(request: Request) -> dict[str, str]:
         "nickname_alphabet": _("A nickname uses Latin letters (Turkish ones included), "
                                "Georgian or Cyrillic letters only."),
         "nickname_scripts": _("A nickname uses the letters of one alphabet only (Georgian, "
-                              "Latin, Cyrillic…), not a mix."),
+                              "Latin or Cyrillic), not a mix."),
         "nickname_reserved": _("That nickname is reserved. Choose another."),
         "nickname_taken": _("That nickname is taken. Choose another."),
         "password_short": _("The password needs at least 8 characters."),
