@@ -56,6 +56,16 @@ def _ws_count(name: str, default: int) -> int:
     return int(raw)
 
 
+def _ipv6_prefix(name: str, default: int) -> int:
+    """The IPv6 prefix length per-client limits group addresses by: 32 to 128, or ``default``."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    if not raw.strip().isdigit() or not 32 <= int(raw) <= 128:
+        raise ValueError(f"{name} must be a prefix length from 32 to 128, not {raw!r}")
+    return int(raw)
+
+
 def _limit(name: str, key: str) -> str:
     """A rate limit from ``name`` (``"5/minute;30/hour"``), checked now, or the default."""
     raw = os.environ.get(name) or RATE_DEFAULTS[key]
@@ -143,6 +153,9 @@ class Settings:
     max_open_tables: int = 3
     #: Reverse proxies whose ``X-Forwarded-*`` headers are believed (none by default).
     trusted_proxies: tuple[Network, ...] = ()
+    #: Per-client limits count an IPv6 client as its whole ``/ipv6_prefix`` network
+    #: (``KVA_IPV6_PREFIX``; :func:`kva.web.security.client_key`).
+    ipv6_prefix: int = 64
     #: nginx's ``upstream kva_match`` servers (``host:port``, ``KVA_UPSTREAMS``) and this
     #: process's own entry among them (``KVA_UPSTREAM_SELF``, by default ``KVA_HOST:KVA_PORT``):
     #: new match ids are drawn so that nginx's hash sends their sockets to this process, which
@@ -221,6 +234,7 @@ class Settings:
             table_create_rate_ip=_limit("KVA_TABLE_CREATE_RATE_IP", "table_create_ip"),
             max_open_tables=_count("KVA_MAX_OPEN_TABLES", 3),
             trusted_proxies=parse_trusted_proxies(os.environ.get("KVA_TRUSTED_PROXIES", "")),
+            ipv6_prefix=_ipv6_prefix("KVA_IPV6_PREFIX", 64),
             upstreams=parse_upstreams(os.environ.get("KVA_UPSTREAMS", "")),
             upstream_self=os.environ.get("KVA_UPSTREAM_SELF", "").strip() or None,
         )
