@@ -294,5 +294,7 @@ async def set_language(request: Request, code: str, next: str | None = None) -> 
     if code not in LOCALES:
         raise _fail(request, 404, _("There is no such language."))
     response = RedirectResponse(_safe_next(next), status_code=303)
-    response.set_cookie(LANG_COOKIE, code, max_age=LANG_MAX_AGE, samesite="lax")
+    # HttpOnly: no script reads the language (the server renders every page in it).
+    response.set_cookie(LANG_COOKIE, code, max_age=LANG_MAX_AGE, httponly=True, samesite="lax",
+                        secure=services(request).settings.secure_cookies)
     return response
