@@ -3,11 +3,15 @@ default): one subscriber holds a /64, so its addresses share one budget."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 from collections.abc import Iterator
 
 import httpx
 import pytest
+import websockets
+from accounts_help import ws_url
 from test_hardening_web import _plain_server
 
 from kva.web.security import address_group, parse_trusted_proxies
@@ -59,6 +63,33 @@ async def test_the_ipv6_prefix_setting_is_honoured(database_url: str) -> None:
         # At /128 every address is its own client.
         codes = await _tables_opened(server.base_url, [f"2001:db8::{i}" for i in range(1, 5)])
         assert codes == [303] * 4
+    finally:
+        server.stop()
+
+
+async def _lobby_socket(base_url: str, address: str) -> int | None:
+    """Open a guest's lobby socket from ``address``; its close code (None: still open)."""
+    ws = await websockets.connect(ws_url(base_url, "/ws/lobby"),
+                                  additional_headers={"x-forwarded-for": address})
+    try:
+        while True:
+            message = json.loads(await asyncio.wait_for(ws.recv(), 2))
+            if message.get("type") == "error":
+                await asyncio.wait_for(ws.wait_closed(), 5)
+                return ws.close_code
+    except TimeoutError:
+        return None  # open and quiet: accepted
+    except websockets.ConnectionClosed:
+        return ws.close_code
+
+
+async def test_guest_sockets_of_one_ipv6_64_share_one_cap(database_url: str) -> None:
+    server = _plain_server(database_url, trusted_proxies=parse_trusted_proxies("127.0.0.1"),
+                           ws_per_client=2).start()
+    try:
+        codes = [await _lobby_socket(server.base_url, f"2001:db8:5:6::{i}") for i in (1, 2, 3)]
+        assert codes == [None, None, 4429]
+        assert await _lobby_socket(server.base_url, "2001:db8:5:7::1") is None
     finally:
         server.stop()
 
