@@ -11,9 +11,14 @@ its own, smaller cap (:data:`kva.web.botapi.MAX_BODY`) inside this one.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from starlette.datastructures import Headers
+from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from kva.i18n import COOKIE_NAME as LANG_COOKIE
+from kva.i18n import negotiate_locale, translations
 
 #: The default cap: every form and JSON body of the site fits in a few KiB.
 DEFAULT_MAX_BODY = 64 * 1024
@@ -34,6 +39,14 @@ async def _answer(send: Send, status: int, code: str, message: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+def _translator(scope: Scope) -> Callable[[str], str]:
+    """The visitor's language (cookie, then ``Accept-Language``): this answer comes before the
+    identity middleware has chosen it."""
+    conn = HTTPConnection(scope)
+    locale = negotiate_locale(conn.cookies.get(LANG_COOKIE), conn.headers.get("accept-language"))
+    return translations(locale).gettext
+
+
 class BodyLimit:
     """Answers 413 to any HTTP request whose body is over ``max_bytes``."""
 
@@ -41,9 +54,11 @@ class BodyLimit:
         self.app = app
         self.max_bytes = max_bytes
 
-    async def _too_big(self, send: Send) -> None:
+    async def _too_big(self, scope: Scope, send: Send) -> None:
+        _ = _translator(scope)
         await _answer(send, 413, "too_big",
-                      f"a request body may be at most {self.max_bytes} bytes")
+                      _("A request may carry at most %(bytes)s bytes.") % {
+                          "bytes": self.max_bytes})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -52,10 +67,12 @@ class BodyLimit:
         declared = Headers(scope=scope).get("content-length")
         if declared is not None:
             if not declared.strip().isdigit():
-                await _answer(send, 400, "bad_length", "Content-Length must be a whole number")
+                _ = _translator(scope)
+                await _answer(send, 400, "bad_length",
+                              _("The request's Content-Length is not a whole number."))
                 return
             if int(declared) > self.max_bytes:
-                await self._too_big(send)
+                await self._too_big(scope, send)
                 return
         received = 0
         refused = False
@@ -89,4 +106,4 @@ class BodyLimit:
             if not refused:
                 raise
         if refused and not started:
-            await self._too_big(send)
+            await self._too_big(scope, send)

@@ -11,6 +11,8 @@ import httpx
 import pytest
 from accounts_help import registered
 
+from kva.i18n import translations
+
 PATHS = ["/learn/step/1/check", "/learn/progress"]
 BIG = 20 * 1024 * 1024
 
@@ -31,9 +33,12 @@ async def test_a_declared_body_over_the_cap_is_refused_unread(
     server = make_server()
     async with httpx.AsyncClient(base_url=server.base_url, timeout=30) as http:
         r = await http.post(path, content=b"x" * (64 * 1024 + 1),
-                            headers={"content-type": "application/json"})
+                            headers={"content-type": "application/json",
+                                     "accept-language": "ka"})
         assert r.status_code == 413
-        assert r.json()["error"] == "too_big"
+        assert r.json() == {"error": "too_big", "message": translations("ka").gettext(
+            "A request may carry at most %(bytes)s bytes.") % {"bytes": 65536}}
+        assert "65536" in r.json()["message"]
 
 
 @pytest.mark.parametrize("path", PATHS)
