@@ -2,7 +2,7 @@
 
 The session cookie is written by the identity middleware only: a route that signs someone in
 or out puts the new token (or ``""`` to delete the cookie) in ``request.state.set_session``.
-Login and registration are rate-limited per client address (:func:`kva.web.security.client_ip`),
+Login and registration are rate-limited per client address (:func:`kva.web.security.client_key`),
 per (nickname, address) and, far higher, per nickname (:mod:`kva.service.ratelimit`);
 a refusal is a 429 page with ``Retry-After`` that still shows the form.
 """
@@ -22,7 +22,7 @@ from kva.service.ratelimit import AuthRateLimiter, Refusal
 from kva.web.identity import ensure_user
 from kva.web.pages import _safe_next, busy_page
 from kva.web.render import render, translator
-from kva.web.security import client_ip
+from kva.web.security import client_ip, client_key
 from kva.web.services import services
 
 router = APIRouter()
@@ -90,7 +90,7 @@ async def register(request: Request, nickname: str = Form(""), password: str = F
     """Register the visitor: their guest row becomes a player, matches and all."""
     next_path = _safe_next(next)
     shown = nickname[:20]
-    refusal = await _limiter(request).check_register(client_ip(request))
+    refusal = await _limiter(request).check_register(client_key(request))
     if refusal is not None:
         return _limited(request, "register.html", refusal, nickname=shown, next=next_path)
     try:
@@ -126,7 +126,7 @@ async def login(request: Request, nickname: str = Form(""), password: str = Form
     key = accounts.nickname_key(nickname.strip()[:64])
     limiter = _limiter(request)
     ip = client_ip(request)
-    refusal = await limiter.check_login(ip, key)
+    refusal = await limiter.check_login(client_key(request), key)
     if refusal is not None:
         return _limited(request, "login.html", refusal, nickname=shown, next=next_path)
     try:
@@ -135,7 +135,7 @@ async def login(request: Request, nickname: str = Form(""), password: str = Form
     except PasswordsBusy:
         return busy_page(request)
     except AccountError as exc:
-        await limiter.login_failed(key, ip)
+        await limiter.login_failed(key, client_key(request))
         return _form(request, "login.html", 400, error=_messages(request)[exc.code],
                      code=exc.code, nickname=shown, next=next_path)
     # The old session was rotated out: its sockets close on every process.

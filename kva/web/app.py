@@ -28,6 +28,7 @@ from kva.service.rematch import RematchService
 from kva.storage.db import create_engine, session_factory
 from kva.storage.migrate import upgrade
 from kva.web import accounts, learn, lobby, pages, preferences, profiles, wallet, ws
+from kva.web.bodylimit import BodyLimit
 from kva.web.botapi import install as install_bot_api
 from kva.web.identity import SessionCodec
 from kva.web.middleware import IdentityAndLanguage
@@ -97,6 +98,8 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
     rate_limiter = AuthRateLimiter(settings.rate_limit_storage, settings.rate_limits())
 
     app.add_middleware(IdentityAndLanguage, settings=settings, codec=app.state.codec)
+    # Outermost: an oversized body is refused before any cookie or session is looked at.
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:

@@ -21,7 +21,7 @@ from kva.service.ratelimit import AuthRateLimiter, Refusal
 from kva.storage.models import MatchRow, TableRow
 from kva.web.identity import ensure_user
 from kva.web.render import render, translator
-from kva.web.security import client_ip
+from kva.web.security import client_key
 from kva.web.services import services
 from kva.web.wallet import form_stake
 
@@ -114,7 +114,7 @@ async def new_match(
                                     "account to play rated."))
     coin_stake = form_stake(request, stake, opponent, user)  # Domino Coin (0: none)
     if opponent in ("friend", "open"):  # tables wait for someone: limited per client
-        refusal = await _limiter(request).check_table_create(client_ip(request))
+        refusal = await _limiter(request).check_table_create(client_key(request))
         if refusal is not None:
             return _too_many(request, refusal, _("You opened too many tables. Try again in "
                                                 "%(minutes)s min."))
@@ -218,7 +218,7 @@ async def table_join(request: Request, token: str, password: str = Form("")) -> 
     if len(token) > 64 or len(password) > 128:
         raise _fail(request, 404, _("This table does not exist."))
     if password:  # a guess: limited per client and per table before Argon2 runs
-        refusal = await _limiter(request).check_table_password(client_ip(request), token)
+        refusal = await _limiter(request).check_table_password(client_key(request), token)
         if refusal is not None:
             return _too_many(request, refusal, _("Too many password attempts. Try again in "
                                                 "%(minutes)s min."))
@@ -294,5 +294,7 @@ async def set_language(request: Request, code: str, next: str | None = None) -> 
     if code not in LOCALES:
         raise _fail(request, 404, _("There is no such language."))
     response = RedirectResponse(_safe_next(next), status_code=303)
-    response.set_cookie(LANG_COOKIE, code, max_age=LANG_MAX_AGE, samesite="lax")
+    # HttpOnly: no script reads the language (the server renders every page in it).
+    response.set_cookie(LANG_COOKIE, code, max_age=LANG_MAX_AGE, httponly=True, samesite="lax",
+                        secure=services(request).settings.secure_cookies)
     return response

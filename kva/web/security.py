@@ -169,8 +169,7 @@ def address_group(ip: str, ipv6_prefix: int = 64) -> str:
 def client_key(conn: HTTPConnection) -> str:
     """The key every per-client limit counts against: :func:`client_ip` grouped by
     :func:`address_group` (IPv6 by its ``KVA_IPV6_PREFIX`` network)."""
-    prefix = getattr(_settings_of(conn), "ipv6_prefix", 64)
-    return address_group(client_ip(conn), prefix)
+    return address_group(client_ip(conn), _settings_of(conn).ipv6_prefix)
 
 
 def origin_ok(conn: HTTPConnection) -> bool:

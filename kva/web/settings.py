@@ -14,6 +14,7 @@ from pathlib import Path
 from kva.service.ratelimit import DEFAULTS as RATE_DEFAULTS
 from kva.service.ratelimit import parse_limits
 from kva.service.routing import HashRing, match_ids_for
+from kva.web.bodylimit import DEFAULT_MAX_BODY
 from kva.web.security import Network, parse_allowed_origins, parse_trusted_proxies
 
 
@@ -47,12 +48,22 @@ def _count(name: str, default: int) -> int:
 
 
 def _ws_count(name: str, default: int) -> int:
-    """A positive whole number from ``name`` (a WebSocket limit), or ``default``."""
+    """A positive whole number from ``name`` (a WebSocket or size limit), or ``default``."""
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
     if not raw.strip().isdigit() or int(raw) < 1:
         raise ValueError(f"{name} must be a whole number of at least 1, not {raw!r}")
+    return int(raw)
+
+
+def _ipv6_prefix(name: str, default: int) -> int:
+    """The IPv6 prefix length per-client limits group addresses by: 32 to 128, or ``default``."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    if not raw.strip().isdigit() or not 32 <= int(raw) <= 128:
+        raise ValueError(f"{name} must be a prefix length from 32 to 128, not {raw!r}")
     return int(raw)
 
 
@@ -145,6 +156,11 @@ class Settings:
     max_open_tables: int = 3
     #: Reverse proxies whose ``X-Forwarded-*`` headers are believed (none by default).
     trusted_proxies: tuple[Network, ...] = ()
+    #: Per-client limits count an IPv6 client as its whole ``/ipv6_prefix`` network
+    #: (``KVA_IPV6_PREFIX``; :func:`kva.web.security.client_key`).
+    ipv6_prefix: int = 64
+    #: The largest request body any route reads (``KVA_MAX_BODY_BYTES``; kva.web.bodylimit).
+    max_body_bytes: int = DEFAULT_MAX_BODY
     #: nginx's ``upstream kva_match`` servers (``host:port``, ``KVA_UPSTREAMS``) and this
     #: process's own entry among them (``KVA_UPSTREAM_SELF``, by default ``KVA_HOST:KVA_PORT``):
     #: new match ids are drawn so that nginx's hash sends their sockets to this process, which
@@ -224,6 +240,8 @@ class Settings:
             table_create_rate_ip=_limit("KVA_TABLE_CREATE_RATE_IP", "table_create_ip"),
             max_open_tables=_count("KVA_MAX_OPEN_TABLES", 3),
             trusted_proxies=parse_trusted_proxies(os.environ.get("KVA_TRUSTED_PROXIES", "")),
+            ipv6_prefix=_ipv6_prefix("KVA_IPV6_PREFIX", 64),
+            max_body_bytes=_ws_count("KVA_MAX_BODY_BYTES", DEFAULT_MAX_BODY),
             upstreams=parse_upstreams(os.environ.get("KVA_UPSTREAMS", "")),
             upstream_self=os.environ.get("KVA_UPSTREAM_SELF", "").strip() or None,
         )
