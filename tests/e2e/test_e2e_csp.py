@@ -42,3 +42,9 @@ def test_home_game_and_lesson_report_no_csp_violation(new_context: Callable[...,
     page.goto("/learn")
     page.wait_for_selector('[data-testid="learn-tile"], [data-testid="learn-draw"]')
     assert violations() == []
+    # The settings page (its theme applies at once) and a dark page after it.
+    page.goto("/settings")
+    page.locator('[data-testid="pref-theme-dark"]').check()
+    page.goto("/lobby")
+    assert page.evaluate("document.documentElement.dataset.prefTheme") == "dark"
+    assert violations() == []

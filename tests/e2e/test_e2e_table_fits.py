@@ -5,6 +5,7 @@ hand" is in view while the board shows how the hand ended."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Callable
@@ -94,3 +95,43 @@ def test_the_table_fits_the_screen(
     assert page.evaluate(_IN_VIEW, "#hr-close")
     page.locator(tid("next-hand")).click()
     assert page.locator("#board").get_attribute("data-showing") == "current"
+
+
+#: Tiles added to the page's hand by the test's relay, to show a hand after many draws.
+EXTRA = ["0-0", "0-1", "0-2", "0-3", "0-4", "0-5", "0-6", "1-1", "1-2", "1-3", "1-4", "1-5",
+         "1-6", "2-2", "2-3"]
+
+
+@pytest.mark.parametrize("tiles", [11, 16])
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_hand_after_many_draws_stays_on_the_screen(
+    new_context: Callable[..., Any], server: Any, size: str, tiles: int
+) -> None:
+    width, height = SIZES[size]
+    phone = size != "desktop"
+    page = new_context(viewport={"width": width, "height": height}, is_mobile=phone,
+                       has_touch=phone).new_page()
+
+    def relay(ws: Any) -> None:
+        server_ws = ws.connect_to_server()
+
+        def to_page(message: str | bytes) -> None:
+            msg = json.loads(message)
+            if msg.get("type") == "state" and msg.get("you") is not None:
+                hand = msg["view"]["hand"]
+                hand += [t for t in EXTRA if t not in hand][: max(0, tiles - len(hand))]
+                message = json.dumps(msg)
+            ws.send(message)
+
+        server_ws.on_message(to_page)
+
+    page.route_web_socket(re.compile(r"/ws/m/"), relay)
+    page.goto("/")
+    set_field(page, "opponent", "bot:easy")
+    page.locator(tid("start")).click()
+    page.wait_for_url(re.compile(r"/m/[^/?#]+$"))
+    page.wait_for_function(f"() => document.querySelectorAll('#hand .tile').length >= {tiles}")
+    page.wait_for_timeout(150)
+    shot(page, f"fit-{size}-{tiles}-tiles")
+    assert page.evaluate(_IN_VIEW, "#hand"), f"{size}: a hand of {tiles} runs off the screen"
+    assert page.evaluate(_IN_VIEW, "#board"), f"{size}: the board runs off the screen"

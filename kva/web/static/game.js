@@ -60,6 +60,8 @@ function pipsOf(tiles) {
 
 function toast(text) {
   const box = $("toast");
+  // While ends are offered the player looks at the board: no message may cover one.
+  if ($("board").querySelector(".end-target")) return;
   box.textContent = text;
   box.classList.add("show");
   clearTimeout(toastTimer);
@@ -147,6 +149,7 @@ function render() {
       targetLabel: (end) => t(`end_ask_${end}`, { n: asks[end] ?? "?" }),
     });
     board.dataset.showing = "current";
+    if (targets.length) $("toast").classList.remove("show");
   }
   board.setAttribute("aria-label", boardDescription({ ...view, board: finalBoard || view.board }));
   if (last !== animatedLast) {
