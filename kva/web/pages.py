@@ -21,7 +21,7 @@ from kva.service.ratelimit import AuthRateLimiter, Refusal
 from kva.storage.models import MatchRow, TableRow
 from kva.web.identity import ensure_user
 from kva.web.render import render, translator
-from kva.web.security import client_ip
+from kva.web.security import client_ip, client_key
 from kva.web.services import services
 from kva.web.wallet import form_stake
 
@@ -184,7 +184,7 @@ async def _join(request: Request, token: str, password: str | None) -> Response:
                                     "account to join.")) from None
     except WrongPassword:
         if password:
-            await _limiter(request).table_password_failed(token)
+            await _limiter(request).table_password_failed(token, client_key(request))
         return render(request, "table_join.html",
                       {"token": token, "needs_password": True, "wrong": password is not None},
                       403 if password is not None else 200)
@@ -218,7 +218,7 @@ async def table_join(request: Request, token: str, password: str = Form("")) -> 
     if len(token) > 64 or len(password) > 128:
         raise _fail(request, 404, _("This table does not exist."))
     if password:  # a guess: limited per client and per table before Argon2 runs
-        refusal = await _limiter(request).check_table_password(client_ip(request), token)
+        refusal = await _limiter(request).check_table_password(client_key(request), token)
         if refusal is not None:
             return _too_many(request, refusal, _("Too many password attempts. Try again in "
                                                 "%(minutes)s min."))

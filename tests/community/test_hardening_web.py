@@ -77,6 +77,36 @@ async def test_table_password_guesses_are_limited(make_server: Callable[..., Any
             assert "Too many password attempts" in r.text
 
 
+async def test_the_right_table_password_opens_the_table_after_others_guessed_wrong(
+    database_url: str
+) -> None:
+    server = _plain_server(database_url, trusted_proxies=parse_trusted_proxies("127.0.0.1"),
+                           table_password_rate_table="3/minute").start()
+    try:
+        async with Visitor(server.base_url) as host:
+            match_id = await host.new_match("friend", password="s3cret-table")
+            token = await host.share_token(match_id)
+        codes = []
+        for i in range(12):
+            async with Visitor(server.base_url) as guesser:
+                guesser.http.headers["x-forwarded-for"] = f"203.0.113.{i}"
+                r = await guesser.http.post(f"/t/{token}", data={"password": f"guess{i}"})
+                codes.append(r.status_code)
+                if i == 0:
+                    r = await guesser.http.post(f"/t/{token}", data={"password": "again"})
+                    assert r.status_code == 403
+                    for _ in range(2):
+                        r = await guesser.http.post(f"/t/{token}", data={"password": "more"})
+                    assert r.status_code == 429  # a guesser who failed here is refused
+        assert codes == [403] * 12
+        async with Visitor(server.base_url) as friend:
+            friend.http.headers["x-forwarded-for"] = "198.51.100.7"
+            r = await friend.http.post(f"/t/{token}", data={"password": "s3cret-table"})
+            assert r.status_code == 303 and r.headers["location"] == f"/m/{match_id}"
+    finally:
+        server.stop()
+
+
 async def test_open_tables_per_player_and_tables_per_minute_are_capped(
     make_server: Callable[..., Any]
 ) -> None:
