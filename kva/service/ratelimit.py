@@ -98,11 +98,17 @@ class AuthRateLimiter:
         for item in self._items[scope]:
             await self._limiter.hit(item, scope, key)
 
-    async def check_login(self, ip: str, nickname_key: str) -> Refusal | None:
-        """Count one login attempt from ``ip``; the refusal if it must not be tried now."""
+    async def check_login(self, ip: str, nickname_key: str,
+                          known_device: bool = False) -> Refusal | None:
+        """Count one login attempt from ``ip``; the refusal if it must not be tried now.
+
+        A ``known_device`` (the account signed in from this browser before) is exempt from
+        the per-nickname ceiling, so guessers spread over many addresses cannot lock the owner
+        out; it still meets the per-address and per-(nickname, address) limits."""
         refusal = (await self._blocked("login_ip", ip)
-                   or await self._blocked("login_nickname_ip", f"{nickname_key}|{ip}")
-                   or await self._blocked("login_nickname", nickname_key))
+                   or await self._blocked("login_nickname_ip", f"{nickname_key}|{ip}"))
+        if refusal is None and not known_device:
+            refusal = await self._blocked("login_nickname", nickname_key)
         if refusal is None:
             await self._hit("login_ip", ip)
         return refusal
