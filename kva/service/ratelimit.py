@@ -11,7 +11,8 @@ What is counted (defaults in :data:`DEFAULTS`, settings in docs/configuration.md
 * every *failed* login, per nickname whatever the address, far higher: a guesser spread over
   many addresses still meets a ceiling;
 * every registration, per client IP address (accounts are not free to mass-produce);
-* every table-password attempt, per client IP address, and every wrong one per table;
+* every table-password attempt, per client, and every wrong one per table: the table's
+  ceiling refuses only the clients that guessed wrong on it;
 * every table opened, per client IP address.
 
 A refused attempt is refused before any password is hashed or checked, so the limit also
@@ -39,6 +40,9 @@ DEFAULTS: dict[str, str] = {
     "table_password_table": "10/minute;50/hour",
     "table_create_ip": "10/minute;60/hour",
 }
+
+#: The storage namespace of wrong table passwords per (table, client).
+_TABLE_CLIENT = "table_password_table_client"
 
 
 def parse_limits(name: str, text: str) -> list[RateLimitItem]:
@@ -94,11 +98,17 @@ class AuthRateLimiter:
         for item in self._items[scope]:
             await self._limiter.hit(item, scope, key)
 
-    async def check_login(self, ip: str, nickname_key: str) -> Refusal | None:
-        """Count one login attempt from ``ip``; the refusal if it must not be tried now."""
+    async def check_login(self, ip: str, nickname_key: str,
+                          known_device: bool = False) -> Refusal | None:
+        """Count one login attempt from ``ip``; the refusal if it must not be tried now.
+
+        A ``known_device`` (the account signed in from this browser before) is exempt from
+        the per-nickname ceiling, so guessers spread over many addresses cannot lock the owner
+        out; it still meets the per-address and per-(nickname, address) limits."""
         refusal = (await self._blocked("login_ip", ip)
-                   or await self._blocked("login_nickname_ip", f"{nickname_key}|{ip}")
-                   or await self._blocked("login_nickname", nickname_key))
+                   or await self._blocked("login_nickname_ip", f"{nickname_key}|{ip}"))
+        if refusal is None and not known_device:
+            refusal = await self._blocked("login_nickname", nickname_key)
         if refusal is None:
             await self._hit("login_ip", ip)
         return refusal
@@ -108,18 +118,35 @@ class AuthRateLimiter:
         await self._hit("login_nickname_ip", f"{nickname_key}|{ip}")
         await self._hit("login_nickname", nickname_key)
 
-    async def check_table_password(self, ip: str, table: str) -> Refusal | None:
-        """Count one table-password attempt from ``ip``; the refusal if ``ip`` or the table
-        has used up its guesses."""
-        refusal = (await self._blocked("table_password_ip", ip)
-                   or await self._blocked("table_password_table", table))
+    async def check_table_password(self, client: str, table: str) -> Refusal | None:
+        """Count one table-password attempt from ``client``; the refusal if ``client`` has
+        used up its guesses, or the table its wrong ones and ``client`` made some of them.
+
+        The table's ceiling refuses only clients that already guessed wrong on it, so a
+        friend who types the right password from a fresh address is never locked out; each
+        new address still gets one guess at a table under attack, and is bounded by its own
+        per-client limit everywhere.
+        """
+        refusal = await self._blocked("table_password_ip", client)
+        if refusal is None and await self._failed_here(table, client):
+            refusal = await self._blocked("table_password_table", table)
         if refusal is None:
-            await self._hit("table_password_ip", ip)
+            await self._hit("table_password_ip", client)
         return refusal
 
-    async def table_password_failed(self, table: str) -> None:
-        """Count a wrong password for ``table``."""
+    async def _failed_here(self, table: str, client: str) -> bool:
+        """Whether ``client`` guessed wrong on ``table`` within its ceiling's windows."""
+        for item in self._items["table_password_table"]:
+            stats = await self._limiter.get_window_stats(item, _TABLE_CLIENT, f"{table}|{client}")
+            if stats.remaining < item.amount:
+                return True
+        return False
+
+    async def table_password_failed(self, table: str, client: str) -> None:
+        """Count a wrong password for ``table`` from ``client``."""
         await self._hit("table_password_table", table)
+        for item in self._items["table_password_table"]:
+            await self._limiter.hit(item, _TABLE_CLIENT, f"{table}|{client}")
 
     async def check_table_create(self, ip: str) -> Refusal | None:
         """Count one new table from ``ip``; the refusal if it must not be opened now."""

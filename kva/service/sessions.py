@@ -10,7 +10,8 @@ address it was opened from (``sessions.address``), which the ratings log uses to
 rated matches between two accounts of one person.
 
 Cookies of the previous scheme (the user id signed with the secret key) are still honoured
-once: the visitor keeps their user and gets a real session in exchange.
+once, while their user has no session yet and is younger than a cookie lives: the visitor
+keeps their user and gets a real session in exchange.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import hashlib
 import logging
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, timedelta
 from typing import cast
 
 from sqlalchemy import Table, bindparam, insert, select, update
@@ -143,15 +144,31 @@ async def identify_legacy(sessions: async_sessionmaker[AsyncSession],
                           address: str | None = None) -> Identity | None:
     """The user of an old signed cookie (whose user id is ``legacy_user_id``) with a new
     session, or None: what a cookie that is no live session's token (:func:`live_session`)
-    may still say. No row is created for nobody (see :func:`guest_with_session`)."""
+    may still say. No row is created for nobody (see :func:`guest_with_session`).
+
+    The old cookie carries no time and cannot be revoked, so it is honoured only while its
+    user has no session at all: the first exchange (or any login, then logout) ends it, and a
+    copy cannot be replayed. Such a cookie was set when its user was created and lived
+    :data:`MAX_AGE` in the browser, so one whose user is older than that opens nothing either.
+    """
     if legacy_user_id is not None:
         async with sessions() as session:
             legacy = await repo.get_user(session, legacy_user_id)
-            if legacy is not None:
+            if legacy is not None and _legacy_young(legacy) and await session.scalar(
+                    select(SessionRow.id).where(SessionRow.user_id == legacy.id).limit(1)
+            ) is None:
                 token = await open_session(session, legacy.id, address)
                 await session.commit()
                 return Identity(legacy, token, token)
     return None
+
+
+def _legacy_young(user: User) -> bool:
+    """Whether an old signed cookie of ``user`` can still be within its browser lifetime."""
+    created = user.created_at
+    if created.tzinfo is None:  # SQLite hands back naive datetimes
+        created = created.replace(tzinfo=UTC)
+    return utcnow() - created <= timedelta(seconds=MAX_AGE)
 
 
 async def guest_with_session(sessions: async_sessionmaker[AsyncSession],

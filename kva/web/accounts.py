@@ -3,17 +3,20 @@
 The session cookie is written by the identity middleware only: a route that signs someone in
 or out puts the new token (or ``""`` to delete the cookie) in ``request.state.set_session``.
 Login and registration are rate-limited per client address (:func:`kva.web.security.client_key`),
-per (nickname, address) and, far higher, per nickname (:mod:`kva.service.ratelimit`);
+per (nickname, address) and, far higher, per nickname (:mod:`kva.service.ratelimit`), which a
+browser the account signed in from before (its ``kva_device`` cookie) is exempt from;
 a refusal is a 429 page with ``Retry-After`` that still shows the form.
 """
 
 from __future__ import annotations
 
 import math
+import secrets
 from typing import Any
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
+from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from kva.service import accounts, sessions
 from kva.service.accounts import AccountError
@@ -26,6 +29,11 @@ from kva.web.security import client_ip, client_key
 from kva.web.services import services
 
 router = APIRouter()
+
+#: The known-device cookie: signed (nickname key, random id), so a login from a browser the
+#: account signed in from before is exempt from the per-nickname ceiling on failures.
+DEVICE_COOKIE = "kva_device"
+DEVICE_MAX_AGE = 60 * 60 * 24 * 365
 
 
 def _messages(request: Request) -> dict[str, str]:
@@ -71,9 +79,32 @@ def _limiter(request: Request) -> AuthRateLimiter:
     return services(request).rate_limiter
 
 
-def _signed_in(request: Request, token: str, next_path: str) -> Response:
+def _signed_in(request: Request, token: str, next_path: str,
+               nickname_key: str | None) -> Response:
     request.state.set_session = token
-    return RedirectResponse(_safe_next(next_path), status_code=303)
+    response = RedirectResponse(_safe_next(next_path), status_code=303)
+    if nickname_key:  # this browser is now a known device of the account
+        response.set_cookie(DEVICE_COOKIE, _devices(request).dumps(
+            {"k": nickname_key, "d": secrets.token_urlsafe(12)}), max_age=DEVICE_MAX_AGE,
+            httponly=True, samesite="lax", secure=services(request).settings.secure_cookies)
+    return response
+
+
+def _devices(request: Request) -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(services(request).settings.secret_key, salt="kva-device")
+
+
+def _known_device(request: Request, nickname_key: str) -> bool:
+    """Whether the login carries a valid known-device cookie of the account ``nickname_key``
+    (set by an earlier successful login or registration in this browser)."""
+    cookie = request.cookies.get(DEVICE_COOKIE)
+    if not cookie or len(cookie) > 256 or "." not in cookie:
+        return False
+    try:
+        data = _devices(request).loads(cookie, max_age=DEVICE_MAX_AGE)
+    except BadSignature:  # forged, altered or expired: no exemption, and no traceback
+        return False
+    return isinstance(data, dict) and data.get("k") == nickname_key
 
 
 @router.get("/register")
@@ -108,7 +139,7 @@ async def register(request: Request, nickname: str = Form(""), password: str = F
     services(request).play.renamed(signed.user.id, signed.user.nickname)
     # The old session was rotated out: its sockets close on every process.
     await sessions.publish_revoked(services(request).broker, (request.state.session_token,))
-    return _signed_in(request, signed.token, next_path)
+    return _signed_in(request, signed.token, next_path, signed.user.nickname_key)
 
 
 @router.get("/login")
@@ -126,7 +157,8 @@ async def login(request: Request, nickname: str = Form(""), password: str = Form
     key = accounts.nickname_key(nickname.strip()[:64])
     limiter = _limiter(request)
     ip = client_ip(request)
-    refusal = await limiter.check_login(client_key(request), key)
+    refusal = await limiter.check_login(client_key(request), key,
+                                        known_device=_known_device(request, key))
     if refusal is not None:
         return _limited(request, "login.html", refusal, nickname=shown, next=next_path)
     try:
@@ -140,7 +172,7 @@ async def login(request: Request, nickname: str = Form(""), password: str = Form
                      code=exc.code, nickname=shown, next=next_path)
     # The old session was rotated out: its sockets close on every process.
     await sessions.publish_revoked(services(request).broker, (request.state.session_token,))
-    return _signed_in(request, signed.token, next_path)
+    return _signed_in(request, signed.token, next_path, signed.user.nickname_key)
 
 
 @router.post("/logout")

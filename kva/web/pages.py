@@ -184,7 +184,7 @@ async def _join(request: Request, token: str, password: str | None) -> Response:
                                     "account to join.")) from None
     except WrongPassword:
         if password:
-            await _limiter(request).table_password_failed(token)
+            await _limiter(request).table_password_failed(token, client_key(request))
         return render(request, "table_join.html",
                       {"token": token, "needs_password": True, "wrong": password is not None},
                       403 if password is not None else 200)

@@ -7,6 +7,7 @@ import hashlib
 import re
 import secrets
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -216,27 +217,74 @@ async def test_a_cross_site_form_post_is_refused(make_server: Callable[..., Any]
         await v.__aexit__()
 
 
-async def test_a_cookie_of_the_old_signed_scheme_is_exchanged_for_a_session(
-    make_server: Callable[..., Any], sessions: async_sessionmaker
-) -> None:
+async def _pre_session_guest(sessions: async_sessionmaker, age_days: int = 30) -> User:
+    """A guest of the signed-cookie era: a user row and no session row yet."""
+    async with sessions() as s:
+        user = User(nickname=f"guest-{secrets.randbelow(10**8):08d}", kind="guest",
+                    created_at=datetime.now(UTC) - timedelta(days=age_days))
+        s.add(user)
+        await s.commit()
+        return user
+
+
+def _legacy_cookie(user: User) -> str:
     from webhelp import SECRET
 
     from kva.web.identity import SessionCodec
 
+    return SessionCodec(SECRET).dumps(user.id)
+
+
+async def _opened_by(base_url: str, cookie: str) -> str | None:
+    """The session token a request with ``cookie`` is given, None if it opens nothing."""
+    async with httpx.AsyncClient(base_url=base_url, cookies={"kva_session": cookie}) as http:
+        r = await http.get("/")
+        return r.cookies.get("kva_session")
+
+
+async def test_a_cookie_of_the_old_signed_scheme_is_exchanged_for_a_session(
+    make_server: Callable[..., Any], sessions: async_sessionmaker
+) -> None:
     server = make_server()
-    async with Visitor(server.base_url) as v:
-        name = re.search(r"guest-\d{4,}", (await v.http.get("/")).text)
-        assert name
-        user = await _user_named(sessions, name.group(0))
-        assert user is not None
-    legacy = SessionCodec(SECRET).dumps(user.id)
+    user = await _pre_session_guest(sessions)
+    legacy = _legacy_cookie(user)
     async with httpx.AsyncClient(base_url=server.base_url,
                                  cookies={"kva_session": legacy}) as http:
         r = await http.get("/")
-        assert name.group(0) in r.text  # the same user...
+        assert user.nickname in r.text  # the same user...
         token = r.cookies["kva_session"]
         assert token != legacy  # ...now with a session token
         async with sessions() as s:
             row = await s.scalar(select(SessionRow).where(
                 SessionRow.token_hash == hashlib.sha256(token.encode()).hexdigest()))
             assert row is not None and row.user_id == user.id
+
+
+async def test_an_old_signed_cookie_cannot_be_replayed(
+    make_server: Callable[..., Any], sessions: async_sessionmaker
+) -> None:
+    server = make_server()
+    legacy = _legacy_cookie(await _pre_session_guest(sessions))
+    assert await _opened_by(server.base_url, legacy) is not None
+    assert await _opened_by(server.base_url, legacy) is None
+
+
+async def test_an_old_signed_cookie_opens_nothing_after_its_user_logged_out(
+    make_server: Callable[..., Any], sessions: async_sessionmaker
+) -> None:
+    server = make_server()
+    user = await _pre_session_guest(sessions)
+    token = await _opened_by(server.base_url, _legacy_cookie(user))
+    assert token is not None
+    async with httpx.AsyncClient(base_url=server.base_url,
+                                 cookies={"kva_session": token}) as http:
+        assert (await http.post("/logout")).status_code in (200, 303)
+    assert await _opened_by(server.base_url, _legacy_cookie(user)) is None
+
+
+async def test_an_old_signed_cookie_older_than_a_cookie_lives_opens_nothing(
+    make_server: Callable[..., Any], sessions: async_sessionmaker
+) -> None:
+    server = make_server()
+    user = await _pre_session_guest(sessions, age_days=400)
+    assert await _opened_by(server.base_url, _legacy_cookie(user)) is None

@@ -112,13 +112,25 @@ async def test_table_guesses_are_limited_per_table_and_per_address() -> None:
                                       "table_password_ip": "4/minute"})
     for i in range(3):
         assert await limiter.check_table_password(f"10.7.0.{i}", "tok") is None
-        await limiter.table_password_failed("tok")
-    assert (await limiter.check_table_password("10.7.0.50", "tok")).scope \
+        await limiter.table_password_failed("tok", f"10.7.0.{i}")
+    assert (await limiter.check_table_password("10.7.0.0", "tok")).scope \
         == "table_password_table"  # type: ignore[union-attr]
     for i in range(4):
         assert await limiter.check_table_password("10.8.0.1", f"t{i}") is None
     assert (await limiter.check_table_password("10.8.0.1", "t9")).scope \
         == "table_password_ip"  # type: ignore[union-attr]
+
+
+async def test_a_table_full_of_wrong_guesses_still_opens_for_a_fresh_address() -> None:
+    limiter = AuthRateLimiter(limits={"table_password_table": "3/minute"})
+    for i in range(5):
+        if await limiter.check_table_password(f"10.7.1.{i}", "tok") is None:
+            await limiter.table_password_failed("tok", f"10.7.1.{i}")
+    # The friend has never guessed wrong here: the table's ceiling does not apply.
+    assert await limiter.check_table_password("10.7.2.1", "tok") is None
+    # A guesser who already failed on this table meets it.
+    refusal = await limiter.check_table_password("10.7.1.0", "tok")
+    assert refusal is not None and refusal.scope == "table_password_table"
 
 
 async def test_a_full_lane_refuses_at_once_and_leaves_the_other_lane_alone() -> None:

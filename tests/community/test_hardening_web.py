@@ -77,6 +77,36 @@ async def test_table_password_guesses_are_limited(make_server: Callable[..., Any
             assert "Too many password attempts" in r.text
 
 
+async def test_the_right_table_password_opens_the_table_after_others_guessed_wrong(
+    database_url: str
+) -> None:
+    server = _plain_server(database_url, trusted_proxies=parse_trusted_proxies("127.0.0.1"),
+                           table_password_rate_table="3/minute").start()
+    try:
+        async with Visitor(server.base_url) as host:
+            match_id = await host.new_match("friend", password="s3cret-table")
+            token = await host.share_token(match_id)
+        codes = []
+        for i in range(6):
+            async with Visitor(server.base_url) as guesser:
+                guesser.http.headers["x-forwarded-for"] = f"203.0.113.{i}"
+                r = await guesser.http.post(f"/t/{token}", data={"password": f"guess{i}"})
+                codes.append(r.status_code)
+                if i == 0:
+                    r = await guesser.http.post(f"/t/{token}", data={"password": "again"})
+                    assert r.status_code == 403
+                    for _ in range(2):
+                        r = await guesser.http.post(f"/t/{token}", data={"password": "more"})
+                    assert r.status_code == 429  # a guesser who failed here is refused
+        assert codes == [403] * 6
+        async with Visitor(server.base_url) as friend:
+            friend.http.headers["x-forwarded-for"] = "198.51.100.7"
+            r = await friend.http.post(f"/t/{token}", data={"password": "s3cret-table"})
+            assert r.status_code == 303 and r.headers["location"] == f"/m/{match_id}"
+    finally:
+        server.stop()
+
+
 async def test_open_tables_per_player_and_tables_per_minute_are_capped(
     make_server: Callable[..., Any]
 ) -> None:
@@ -175,3 +205,40 @@ async def test_a_form_posted_from_another_scheme_or_port_is_refused(
         r = await v.http.post("/matches", data={"opponent": "bot:easy", "target": "75"},
                               headers={"origin": f"http://127.0.0.1:{port}"})
         assert r.status_code == 303
+
+
+async def _login_from(base_url: str, address: str, name: str, password: str = PASSWORD,
+                      device: str | None = None) -> httpx.Response:
+    cookies = {"kva_device": device} if device is not None else {}
+    async with httpx.AsyncClient(base_url=base_url, headers={"x-forwarded-for": address},
+                                 cookies=cookies) as http:
+        return await http.post("/login", data={"nickname": name, "password": password})
+
+
+async def test_the_owners_known_device_passes_the_nickname_ceiling(database_url: str) -> None:
+    server = _plain_server(database_url, trusted_proxies=parse_trusted_proxies("127.0.0.1"),
+                           login_rate_nickname="3/hour").start()
+    try:
+        owner, name = await registered(server.base_url)
+        other, other_name = await registered(server.base_url)
+        r = await login(owner, name)
+        assert r.status_code == 303
+        device = owner.http.cookies.get("kva_device")
+        other_device = other.http.cookies.get("kva_device")
+        await owner.__aexit__()
+        await other.__aexit__()
+        assert device and other_device and device != other_device
+        for i in range(3):  # guessers spread over addresses use up the nickname's ceiling
+            r = await _login_from(server.base_url, f"203.0.113.{i}", name, f"wrong{i}xx")
+            assert r.status_code == 400
+        fresh = "198.51.100.9"
+        r = await _login_from(server.base_url, fresh, name)
+        assert r.status_code == 429 and "Too many" in r.text
+        r = await _login_from(server.base_url, fresh, name, device=other_device)
+        assert r.status_code == 429  # another account's device is no exemption
+        r = await _login_from(server.base_url, fresh, name, device=device[:-2] + "xx")
+        assert r.status_code == 429  # nor is a forged one
+        r = await _login_from(server.base_url, fresh, name, device=device)
+        assert r.status_code == 303
+    finally:
+        server.stop()
