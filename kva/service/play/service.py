@@ -54,6 +54,7 @@ class PlayService:
         seed_wait: float = 0.0,
         owners: Owners | None = None,
         new_match_id: Callable[[], str] | None = None,
+        now_ms: Callable[[], int] | None = None,
     ) -> None:
         self._sessions = sessions
         self._broker = broker
@@ -63,6 +64,12 @@ class PlayService:
         #: The sockets watching each match from this process (the web shell adds them).
         self.watchers = Watchers()
         self._committer = Committer(sessions, broker, self._store, self.watchers)
+        if now_ms is not None:  # the wall clock of match clocks (tests: a fake one)
+            self._store.now_ms = now_ms
+        #: The timer of each running match clock here (:meth:`_arm_clock`), and the flags
+        #: they started.
+        self._clock_timers: dict[str, asyncio.TimerHandle] = {}
+        self._flagging: set[asyncio.Task[None]] = set()
         self._turns = Turns(self._store, self._committer, rng_factory, bot_executor,
                             forced_delay=forced_delay, bot_delay=bot_delay)
         #: ``seed_wait``: seconds a seated player's browser has to send its client seed
@@ -104,8 +111,9 @@ class PlayService:
             "act": self._acting.act, "resign": self._acting.resign,
             "forfeit": self._acting.forfeit, "seed": self._seeds.seed,
             "cancel": self._tables.cancel_waiting, "seat": self._tables.seat_player,
-            "hello": self._hello,
+            "hello": self._hello, "flag": self._acting.flag,
         }
+        self._stopping = False
         #: Leases handed to another process whose sockets asked for them (diagnostics, tests).
         self.handed_off = 0
         #: The other processes' watches of the matches owned here (docs/deployment.md).
@@ -187,6 +195,11 @@ class PlayService:
     ) -> None:
         """A forfeit the server decides (:meth:`Acting.forfeit`), on the match's owner."""
         await self._route("forfeit", match_id, seat, reason, expected_version)
+
+    async def flag(self, match_id: str, expected_version: int | None = None) -> bool:
+        """The player whose clock has run out loses on time (:meth:`Acting.flag`), on the
+        match's owner; whether it happened (not if their time is not up)."""
+        return bool(await self._route("flag", match_id, expected_version))
 
     async def seed(self, match_id: str, user_id: int | None, value: Any) -> None:
         """A player's client seed (:meth:`Seeds.seed`), on the match's owner."""
@@ -457,12 +470,14 @@ class PlayService:
             await self._committer.republish(live)
         self._turns.schedule(live)
         self._seeds.schedule(live)
+        self._arm_clock(live)
 
     def _lost(self, match_id: str) -> None:
         """Another process owns ``match_id`` now: drop the copy, and the turn and the seed
         wait scheduled here."""
         self._turns.cancel(match_id)
         self._seeds.cancel(match_id)
+        self._disarm_clock(match_id)
         self._store.forget(match_id)
         self.remote.forget(match_id)
 
@@ -502,12 +517,19 @@ class PlayService:
                 continue
             self._turns.schedule(live)
             self._seeds.schedule(live)
+            self._arm_clock(live)
 
     async def stop(self) -> None:
-        """Cancel scheduled bot and forced turns and seed waits (they resume on the next
-        start); with owners, release every lease held."""
+        """Cancel scheduled bot and forced turns, seed waits and clock timers (they resume on
+        the next start, the clocks from their stored deadlines); with owners, release every
+        lease held."""
         await self._turns.stop()
         await self._seeds.stop()
+        self._stopping = True
+        for match_id in list(self._clock_timers):
+            self._disarm_clock(match_id)
+        for flagging in list(self._flagging):
+            flagging.cancel()
         tasks = [t for t in (self._watch_task, *self._renewals) if t is not None]
         for task in tasks:
             task.cancel()
@@ -541,9 +563,50 @@ class PlayService:
         match over gives its lease up."""
         self._turns.schedule(live)
         self._seeds.schedule(live)
+        self._arm_clock(live)
         self._run_commit_hooks(live)
         if self.owners is not None and live.status in ("finished", "cancelled"):
             self.owners.release_soon(live.id)
+
+    def _arm_clock(self, live: LiveMatch) -> None:
+        """(Re)arm the timer of the clock running in ``live``, at its stored deadline (so a
+        restart or a takeover keeps it), or disarm it when no time runs."""
+        self._disarm_clock(live.id)
+        clock = live.clock
+        if (self._stopping or clock is None or clock.deadline is None
+                or live.status != "active"):
+            return
+        delay = max(0, clock.deadline - self._committer.now_ms()) / 1000
+        loop = asyncio.get_running_loop()
+        self._clock_timers[live.id] = loop.call_later(delay, self._clock_ran_out, live.id,
+                                                      live.version)
+
+    def _disarm_clock(self, match_id: str) -> None:
+        timer = self._clock_timers.pop(match_id, None)
+        if timer is not None:
+            timer.cancel()
+
+    def _clock_ran_out(self, match_id: str, version: int) -> None:
+        self._clock_timers.pop(match_id, None)
+        task = asyncio.create_task(self._flag_or_rearm(match_id, version),
+                                   name=f"kva-clock-{match_id}-v{version}")
+        self._flagging.add(task)
+        task.add_done_callback(self._flagging.discard)
+
+    async def _flag_or_rearm(self, match_id: str, version: int) -> None:
+        """A clock's timer fired: flag its player, or, if the timer was early (the event
+        loop's clock and the wall clock drift apart), arm it again."""
+        try:
+            if await self.flag(match_id, version):
+                return
+            live = self._store.live.get(match_id)
+            if live is not None and live.version == version and (
+                    self.owners is None or self.owners.owns(match_id)):
+                self._arm_clock(live)
+        except PlayError:  # the match moved on or ended meanwhile
+            pass
+        except Exception:
+            log.exception("the clock of match %s could not be checked", match_id)
 
     def _run_commit_hooks(self, live: LiveMatch) -> None:
         if live.match is None:

@@ -1,0 +1,170 @@
+"""Time control (docs/rules.md, "Time control"): each player has a per-move time and a reserve.
+
+On their turn a player first spends the per-move time; once it is gone the reserve drains, and
+it never refills. A player whose reserve reaches 0 on their turn loses the match on time. The
+clock runs only while a person has a real choice: a bot's turn, and a draw or pass the server
+applies because nothing else is legal, cost nobody anything; the first turn of a new hand
+starts :data:`HAND_PAUSE_MS` later (the hand's result is on show meanwhile).
+
+The state is kept with the match: ``meta.clock`` of the record (written with every checkpoint)
+and the ``c`` key of every journal row (:mod:`kva.storage.journal`), in the same write as the
+move, so a restarted server, or another process taking the match over, resumes the clock with
+the same deadline, an absolute wall-clock time in epoch milliseconds.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from kva.rules import DRAW, PASS, Match
+
+#: Name → (per-move seconds, reserve seconds). ``none``: no clock at all.
+PRESETS: Final[dict[str, tuple[int, int]]] = {
+    "blitz": (10, 60),
+    "standard": (20, 120),
+    "relaxed": (45, 300),
+}
+#: The preset of a table with no clock (casual tables only: against a bot, or a friend).
+NO_CLOCK: Final = "none"
+#: Every preset a table may be created with, the default first.
+CLOCK_CHOICES: Final[tuple[str, ...]] = ("standard", "blitz", "relaxed", NO_CLOCK)
+#: A quick game's, and any person-against-person table's, clock unless another is chosen.
+DEFAULT_CLOCK: Final = "standard"
+#: Extra time before the first turn of each new hand starts running (the result is shown).
+HAND_PAUSE_MS: Final = 10_000
+
+
+def now_ms() -> int:
+    """The wall-clock time in epoch milliseconds (every server process agrees on it)."""
+    return int(time.time() * 1000)
+
+
+def check_clock(preset: str | None, *, casual: bool, default: str = DEFAULT_CLOCK) -> str:
+    """The preset a new table gets: ``preset`` checked (None or empty: ``default``).
+    ValueError names a bad choice; ``none`` only for a ``casual`` table (not rated, no coin
+    stake, not a quick game)."""
+    if preset is None or preset == "":
+        preset = default
+    if preset not in CLOCK_CHOICES:
+        raise ValueError(f"clock must be one of {', '.join(CLOCK_CHOICES)}")
+    if preset == NO_CLOCK and not casual:
+        raise ValueError("rated, coin and quick-game matches always have a clock")
+    return preset
+
+
+@dataclass(slots=True)
+class Clock:
+    """One match's clock: the preset, each seat's reserve left (ms), and the seat whose time
+    runs with its deadline (epoch ms), or none. ``flagged``: the seat that lost on time."""
+
+    preset: str
+    left: list[int]
+    seat: int | None = None
+    deadline: int | None = None
+    flagged: int | None = None
+    #: The wall clock it is read with (the play service's: tests inject a fake one).
+    wall: Callable[[], int] = field(default=now_ms, compare=False, repr=False)
+
+    @classmethod
+    def new(cls, preset: str, wall: Callable[[], int] = now_ms) -> Clock | None:
+        """A fresh clock for ``preset`` (None for ``none``)."""
+        if preset not in PRESETS:
+            return None
+        reserve = PRESETS[preset][1] * 1000
+        return cls(preset, [reserve, reserve], wall=wall)
+
+    @property
+    def per_move_ms(self) -> int:
+        return PRESETS[self.preset][0] * 1000
+
+    @classmethod
+    def from_meta(cls, meta: Any, wall: Callable[[], int] = now_ms) -> Clock | None:
+        """The clock ``meta.clock`` of a record describes (None: none, or not readable)."""
+        if not isinstance(meta, dict) or meta.get("preset") not in PRESETS:
+            return None
+        clock = cls.new(str(meta["preset"]), wall)
+        assert clock is not None
+        left = meta.get("left")
+        if isinstance(left, list) and len(left) == 2 and all(isinstance(v, int) for v in left):
+            clock.left = [int(v) for v in left]
+        seat, deadline = meta.get("seat"), meta.get("deadline")
+        if seat in (0, 1) and isinstance(deadline, int):
+            clock.seat, clock.deadline = int(seat), int(deadline)
+        flagged = meta.get("flagged")
+        clock.flagged = int(flagged) if flagged in (0, 1) else None
+        return clock
+
+    def state(self) -> dict[str, Any]:
+        """What changes as the match goes on: a journal row's ``c``."""
+        state: dict[str, Any] = {"left": list(self.left), "seat": self.seat,
+                                 "deadline": self.deadline}
+        if self.flagged is not None:
+            state["flagged"] = self.flagged
+        return state
+
+    def meta(self) -> dict[str, Any]:
+        """``meta.clock`` of the record."""
+        per_move, reserve = PRESETS[self.preset]
+        return {"preset": self.preset, "per_move": per_move, "reserve": reserve,
+                **self.state()}
+
+    def remaining(self, now: int) -> int:
+        """Milliseconds left to the running seat (its per-move time and reserve), 0 if none."""
+        if self.deadline is None:
+            return 0
+        return max(0, self.deadline - now)
+
+    def expired(self, now: int) -> bool:
+        """Whether the running seat's time is up."""
+        return self.deadline is not None and now >= self.deadline
+
+    def stop(self, now: int) -> None:
+        """The running seat's turn ends now: what it overran the per-move time by comes off
+        its reserve (which never grows), and no time runs."""
+        if self.seat is not None and self.deadline is not None:
+            self.left[self.seat] = min(self.left[self.seat], max(0, self.deadline - now))
+        self.seat = self.deadline = None
+
+    def advance(self, match: Match, human: tuple[bool, bool], active: bool, now: int, *,
+                new_hand: bool = False) -> None:
+        """A change was just made: stop the time that ran, and start the turn now due if its
+        player is a person (``human[seat]``) with a real choice (the hand's first turn after
+        :data:`HAND_PAUSE_MS` when ``new_hand``)."""
+        self.stop(now)
+        seat = match.turn
+        if not active or match.over or seat is None or not human[seat]:
+            return
+        if match.legal_codes() in ([DRAW], [PASS]):
+            return  # forced: the server plays it at once, and it costs nothing
+        pause = HAND_PAUSE_MS if new_hand else 0
+        self.seat = seat
+        self.deadline = now + pause + self.per_move_ms + self.left[seat]
+
+    def flag(self, now: int) -> int:
+        """The running seat has lost on time: its reserve is 0 and it is ``flagged``."""
+        seat = self.seat
+        assert seat is not None, "no time runs"
+        self.left[seat] = 0
+        self.seat = self.deadline = None
+        self.flagged = seat
+        return seat
+
+    def public(self, now: int) -> dict[str, Any]:
+        """The ``clock`` of a ``state`` message: the milliseconds left to the running seat
+        *at send time* (``running_ms``: never an absolute time, so a viewer's wrong clock does
+        not matter), of which the first ``move_ms`` are its per-move time."""
+        per_move, reserve = PRESETS[self.preset]
+        running = self.remaining(now)
+        move_ms = 0
+        if self.seat is not None:
+            move_ms = max(0, running - self.left[self.seat])
+        return {"preset": self.preset, "per_move": per_move, "reserve_s": reserve,
+                "left": list(self.left), "seat": self.seat, "running_ms": running,
+                "move_ms": move_ms, "flagged": self.flagged}
+
+
+__all__ = ["CLOCK_CHOICES", "DEFAULT_CLOCK", "HAND_PAUSE_MS", "NO_CLOCK", "PRESETS", "Clock",
+           "check_clock", "now_ms"]
