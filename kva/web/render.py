@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse
 from markupsafe import Markup
 
 from kva.i18n import jinja_env
+from kva.service.play.clock import PRESETS
 
 TEMPLATES = Path(__file__).with_name("templates")
 _LOADER = jinja2.FileSystemLoader(str(TEMPLATES))
@@ -25,6 +26,7 @@ def render(request: Request, name: str, context: dict[str, Any] | None = None,
     env = jinja_env(locale, _LOADER)
     if "js_strings" not in env.globals:
         env.globals["js_strings"] = _js_strings(env)
+        env.globals["clock_presets"] = PRESETS  # the table forms' clock field
     ctx = {
         "request": request,
         "user": getattr(request.state, "user", None),

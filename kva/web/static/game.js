@@ -6,6 +6,7 @@ import { drawBoard, tileSVG } from "./tiles.js";
 import { byId as $, h, setText, show } from "./dom.js";
 import { openSocket } from "./socket.js";
 import { newClientSeed } from "./fair.js";
+import { syncClock } from "./clock.js";
 import { showCommitment, showFailure, verifyAndShow } from "./fairbadge.js";
 import {
   forfeitText, initCommunity, noteState, onCommunityMessage, renderCommunity,
@@ -412,6 +413,7 @@ function onState(msg) {
   noteState(msg);
   announce(event);
   render();
+  syncClock(msg);
   onFair(msg);
 }
 
