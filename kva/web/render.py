@@ -26,12 +26,15 @@ def render(request: Request, name: str, context: dict[str, Any] | None = None,
     env = jinja_env(locale, _LOADER)
     if "js_strings" not in env.globals:
         env.globals["js_strings"] = _js_strings(env)
-        env.globals["clock_presets"] = PRESETS  # the table forms' clock field
+        env.globals["clock_presets"] = PRESETS  # the clock field's times, unless the app's
     ctx = {
         "request": request,
         "user": getattr(request.state, "user", None),
         "here": request.url.path + (f"?{request.url.query}" if request.url.query else ""),
     }
+    services = getattr(request.app.state, "services", None)
+    if services is not None:  # KVA_CLOCK_PRESETS: the times the forms offer
+        ctx["clock_presets"] = services.play.clock_presets
     ctx.update(context or {})
     html = env.get_template(name).render(ctx)
     return HTMLResponse(html, status_code=status_code)

@@ -273,3 +273,23 @@ async def test_a_clock_replaces_the_first_move_timeout(sessions, play) -> None:
     play._run_commit_hooks(play._live[match_id])
     assert match_id not in presence._clocks
     await presence.stop()
+
+
+async def test_a_match_keeps_the_times_of_its_preset_when_the_presets_change(
+        sessions, wall) -> None:  # type: ignore[no-untyped-def]
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        quick = PlayService(sessions, MemoryBroker(), forced_delay=0, bot_delay=0,
+                            bot_executor=pool, now_ms=wall,
+                            clock_presets={"blitz": (3, 30), "standard": (20, 120),
+                                           "relaxed": (45, 300)})
+        match_id, users = await _quick_game(sessions, quick)
+        state = await _running(quick, match_id, users)
+        assert (state["clock"]["per_move"], state["clock"]["reserve_s"]) == (3, 30)
+        assert state["clock"]["running_ms"] == 33_000
+        await quick.stop()
+        later = _service(sessions, wall, pool)  # restarted with the usual presets
+        try:
+            shown = (await later.state_for(match_id, users[0].id))["clock"]
+            assert (shown["per_move"], shown["reserve_s"], shown["running_ms"]) == (3, 30, 33_000)
+        finally:
+            await later.stop()

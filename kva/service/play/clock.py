@@ -21,7 +21,8 @@ from typing import Any, Final
 
 from kva.rules import DRAW, PASS, Match
 
-#: Name → (per-move seconds, reserve seconds). ``none``: no clock at all.
+#: Name → (per-move seconds, reserve seconds), unless ``KVA_CLOCK_PRESETS`` says otherwise
+#: (:func:`parse_presets`). ``none``: no clock at all.
 PRESETS: Final[dict[str, tuple[int, int]]] = {
     "blitz": (10, 60),
     "standard": (20, 120),
@@ -35,6 +36,28 @@ CLOCK_CHOICES: Final[tuple[str, ...]] = ("standard", "blitz", "relaxed", NO_CLOC
 DEFAULT_CLOCK: Final = "standard"
 #: Extra time before the first turn of each new hand starts running (the result is shown).
 HAND_PAUSE_MS: Final = 10_000
+
+
+def parse_presets(text: str) -> dict[str, tuple[int, int]]:
+    """The presets ``KVA_CLOCK_PRESETS`` sets, e.g. ``blitz=10+60,standard=20+120``: each
+    named preset gets that many seconds a move plus that many of reserve; the others keep
+    :data:`PRESETS`' times. ValueError says what is wrong."""
+    presets = dict(PRESETS)
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, _, times = item.partition("=")
+        move, plus, reserve = times.partition("+")
+        name = name.strip()
+        if name not in PRESETS:
+            raise ValueError(f"unknown clock preset {name!r} (one of {', '.join(PRESETS)})")
+        try:
+            seconds = (int(move), int(reserve))
+        except ValueError:
+            seconds = (0, -1)
+        if not plus or seconds[0] < 1 or seconds[1] < 0:
+            raise ValueError(f"clock preset {name!r}: seconds a move (at least 1) + seconds "
+                             "of reserve (at least 0), as in standard=20+120")
+        presets[name] = seconds
+    return presets
 
 
 def now_ms() -> int:
@@ -62,6 +85,9 @@ class Clock:
 
     preset: str
     left: list[int]
+    #: The preset's times when the match started (a preset changed later changes nothing).
+    per_move_ms: int = 0
+    reserve_ms: int = 0
     seat: int | None = None
     deadline: int | None = None
     flagged: int | None = None
@@ -69,23 +95,25 @@ class Clock:
     wall: Callable[[], int] = field(default=now_ms, compare=False, repr=False)
 
     @classmethod
-    def new(cls, preset: str, wall: Callable[[], int] = now_ms) -> Clock | None:
-        """A fresh clock for ``preset`` (None for ``none``)."""
-        if preset not in PRESETS:
+    def new(cls, preset: str, wall: Callable[[], int] = now_ms,
+            presets: dict[str, tuple[int, int]] = PRESETS) -> Clock | None:
+        """A fresh clock for ``preset`` with the times ``presets`` give it (None for
+        ``none``)."""
+        if preset not in presets:
             return None
-        reserve = PRESETS[preset][1] * 1000
-        return cls(preset, [reserve, reserve], wall=wall)
-
-    @property
-    def per_move_ms(self) -> int:
-        return PRESETS[self.preset][0] * 1000
+        move, reserve = presets[preset]
+        return cls(preset, [reserve * 1000] * 2, move * 1000, reserve * 1000, wall=wall)
 
     @classmethod
     def from_meta(cls, meta: Any, wall: Callable[[], int] = now_ms) -> Clock | None:
         """The clock ``meta.clock`` of a record describes (None: none, or not readable)."""
         if not isinstance(meta, dict) or meta.get("preset") not in PRESETS:
             return None
-        clock = cls.new(str(meta["preset"]), wall)
+        times = (meta.get("per_move"), meta.get("reserve"))
+        if not all(isinstance(v, int) and v >= 0 for v in times):
+            times = PRESETS[str(meta["preset"])]
+        clock = cls.new(str(meta["preset"]), wall,
+                        {str(meta["preset"]): (int(times[0] or 0), int(times[1] or 0))})
         assert clock is not None
         left = meta.get("left")
         if isinstance(left, list) and len(left) == 2 and all(isinstance(v, int) for v in left):
@@ -106,10 +134,9 @@ class Clock:
         return state
 
     def meta(self) -> dict[str, Any]:
-        """``meta.clock`` of the record."""
-        per_move, reserve = PRESETS[self.preset]
-        return {"preset": self.preset, "per_move": per_move, "reserve": reserve,
-                **self.state()}
+        """``meta.clock`` of the record (``per_move`` and ``reserve`` in seconds)."""
+        return {"preset": self.preset, "per_move": self.per_move_ms // 1000,
+                "reserve": self.reserve_ms // 1000, **self.state()}
 
     def remaining(self, now: int) -> int:
         """Milliseconds left to the running seat (its per-move time and reserve), 0 if none."""
@@ -156,15 +183,15 @@ class Clock:
         """The ``clock`` of a ``state`` message: the milliseconds left to the running seat
         *at send time* (``running_ms``: never an absolute time, so a viewer's wrong clock does
         not matter), of which the first ``move_ms`` are its per-move time."""
-        per_move, reserve = PRESETS[self.preset]
         running = self.remaining(now)
         move_ms = 0
         if self.seat is not None:
             move_ms = max(0, running - self.left[self.seat])
-        return {"preset": self.preset, "per_move": per_move, "reserve_s": reserve,
+        return {"preset": self.preset, "per_move": self.per_move_ms // 1000,
+                "reserve_s": self.reserve_ms // 1000,
                 "left": list(self.left), "seat": self.seat, "running_ms": running,
                 "move_ms": move_ms, "flagged": self.flagged}
 
 
 __all__ = ["CLOCK_CHOICES", "DEFAULT_CLOCK", "HAND_PAUSE_MS", "NO_CLOCK", "PRESETS", "Clock",
-           "check_clock", "now_ms"]
+           "check_clock", "now_ms", "parse_presets"]

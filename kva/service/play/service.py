@@ -55,6 +55,7 @@ class PlayService:
         owners: Owners | None = None,
         new_match_id: Callable[[], str] | None = None,
         now_ms: Callable[[], int] | None = None,
+        clock_presets: dict[str, tuple[int, int]] | None = None,
     ) -> None:
         self._sessions = sessions
         self._broker = broker
@@ -79,6 +80,8 @@ class PlayService:
                               self._started, self._seeds)
         if new_match_id is not None:  # behind nginx: ids its hash sends to this process
             self._tables.new_match_id = new_match_id
+        if clock_presets is not None:  # KVA_CLOCK_PRESETS: the time of each preset
+            self._tables.clock_presets = dict(clock_presets)
         self._reads = Reads(sessions, self._store, self._tables.may_watch,
                             self._tables.table_of)
         self._acting = Acting(self._store, self._committer)
@@ -151,6 +154,11 @@ class PlayService:
     @bot_delay.setter
     def bot_delay(self, value: float) -> None:
         self._turns.bot_delay = value
+
+    @property
+    def clock_presets(self) -> dict[str, tuple[int, int]]:
+        """Each clock preset's (seconds a move, seconds of reserve) for new matches."""
+        return self._tables.clock_presets
 
     @property
     def seed_wait(self) -> float:

@@ -23,7 +23,7 @@ from kva.service import bots, coins
 from kva.service.errors import NotFound, PlayError, RatedOnly, WrongPassword
 from kva.service.events import join_event, public
 from kva.service.passwords import hash_password, verify_password
-from kva.service.play.clock import DEFAULT_CLOCK, NO_CLOCK, Clock, check_clock
+from kva.service.play.clock import DEFAULT_CLOCK, NO_CLOCK, PRESETS, Clock, check_clock
 from kva.service.play.commit import Committer, record_of
 from kva.service.play.live import FairState, LiveMatch, LiveStore, Seat
 from kva.service.play.seeds import Seeds
@@ -87,6 +87,8 @@ class Tables:
         #: :data:`TABLES_KEPT`.
         self._by_token: OrderedDict[str, TableInfo] = OrderedDict()
         self._by_match: dict[str, TableInfo] = {}
+        #: The time of each clock preset for new matches (``KVA_CLOCK_PRESETS``).
+        self.clock_presets: dict[str, tuple[int, int]] = dict(PRESETS)
 
     # ------------------------------------------------------------------ one path
     def new_match(
@@ -110,7 +112,7 @@ class Tables:
         live = LiveMatch(self.new_match_id(), settings, None, 1,
                          "waiting" if waiting else "active", list(seats), started.isoformat(),
                          private=private, fair=FairState.new(seats),
-                         clock=Clock.new(clock, self._committer.now_ms))
+                         clock=Clock.new(clock, self._committer.now_ms, self.clock_presets))
         self._seeds.prepare(live)
         if live.clock is not None and live.match is not None:  # dealt now: its time runs
             live.clock.advance(live.match, (seats[0].bot is None, seats[1].bot is None), True,
