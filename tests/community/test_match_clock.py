@@ -293,3 +293,25 @@ async def test_a_match_keeps_the_times_of_its_preset_when_the_presets_change(
             assert (shown["per_move"], shown["reserve_s"], shown["running_ms"]) == (3, 30, 33_000)
         finally:
             await later.stop()
+
+
+async def test_a_rematch_is_played_with_the_same_clock(sessions, play) -> None:
+    from community_help import finished_match
+
+    from kva.service.rematch import RematchService
+
+    rematch = RematchService(sessions, play._broker, play)
+    a, b = await make_user(sessions), await make_user(sessions)
+    blitz = await finished_match(sessions, a, b, rated=False)
+    async with sessions() as session, session.begin():
+        row = await session.get(MatchRow, blitz.id)
+        assert row is not None
+        row.record = {**row.record, "meta": {**row.record["meta"],
+                                              "clock": {"preset": "blitz"}}}
+    legacy_rated = await finished_match(sessions, a, b, rated=True)  # from before clocks
+    presets = []
+    for old in (blitz, legacy_rated):
+        await rematch.offer(old.id, a.id)
+        accepted = await rematch.accept(old.id, b.id)
+        presets.append(_stored_clock(await _row(sessions, accepted["match_id"]))["preset"])
+    assert presets == ["blitz", "standard"]
