@@ -315,3 +315,22 @@ async def test_a_rematch_is_played_with_the_same_clock(sessions, play) -> None:
         accepted = await rematch.accept(old.id, b.id)
         presets.append(_stored_clock(await _row(sessions, accepted["match_id"]))["preset"])
     assert presets == ["blitz", "standard"]
+
+
+async def test_a_quick_game_pairs_only_the_same_clock_and_never_none(sessions, play) -> None:
+    from kva.service.quickgame import QuickGame, QuickGameError
+
+    now = [1000.0]
+    quick = QuickGame(play, clock=lambda: now[0], tick=3600)  # rounds run when the test says
+    a, b, c = [await make_user(sessions) for _ in range(3)]
+    with pytest.raises(QuickGameError) as refused:
+        await quick.join(a.id, a.nickname, 1500, 75, "draw", False, True, clock="none")
+    assert refused.value.code == "bad_clock" and quick.waiting() == 0
+    first = await quick.join(a.id, a.nickname, 1500, 75, "draw", False, True, clock="blitz")
+    await quick.join(b.id, b.nickname, 1500, 75, "draw", False, True)  # the default: standard
+    assert quick.waiting() == 2  # not paired: other clocks
+    second = await quick.join(c.id, c.nickname, 1500, 75, "draw", False, True, clock="blitz")
+    match_id = await first.result
+    assert await second.result == match_id and quick.waiting() == 1
+    assert _stored_clock(await _row(sessions, match_id))["preset"] == "blitz"
+    await quick.stop()

@@ -195,6 +195,12 @@ async def test_a_table_is_played_with_the_clock_its_form_chose(server: ServerThr
         assert (clock["preset"], clock["per_move"], clock["reserve_s"]) == ("blitz", 10, 60)
         assert clock["left"] == [60_000, 60_000] and clock["flagged"] is None
         await sock.close()
+        quick = await host.http.get("/quick", params={"target": "75", "clock": "blitz"})
+        assert quick.status_code == 200 and 'data-clock="blitz"' in quick.text
+        assert 'data-testid="quick-clock"' in quick.text
+        for refused in ("none", "bullet"):  # a quick game always has a clock
+            r = await host.http.get("/quick", params={"target": "75", "clock": refused})
+            assert r.status_code == 400 and 'data-testid="error"' in r.text
         bot_match = await host.new_match("bot:easy")  # no clock field sent: none
         sock = await host.connect(bot_match)
         assert sock.state["clock"] is None
