@@ -60,6 +60,14 @@ def parse_presets(text: str) -> dict[str, tuple[int, int]]:
     return presets
 
 
+def clock_preset(record: Any) -> str:
+    """The clock preset a stored record's ``meta.clock`` names (``none`` if it has none)."""
+    meta = record.get("meta") if isinstance(record, dict) else None
+    clock = meta.get("clock") if isinstance(meta, dict) else None
+    preset = clock.get("preset") if isinstance(clock, dict) else None
+    return preset if isinstance(preset, str) and preset in PRESETS else NO_CLOCK
+
+
 def now_ms() -> int:
     """The wall-clock time in epoch milliseconds (every server process agrees on it)."""
     return int(time.time() * 1000)
@@ -194,4 +202,4 @@ class Clock:
 
 
 __all__ = ["CLOCK_CHOICES", "DEFAULT_CLOCK", "HAND_PAUSE_MS", "NO_CLOCK", "PRESETS", "Clock",
-           "check_clock", "now_ms", "parse_presets"]
+           "check_clock", "clock_preset", "now_ms", "parse_presets"]
