@@ -1,6 +1,7 @@
 """Leaving a match: who is connected, the grace period of a player who disconnects, the win the
 opponent may then claim (forfeit ``abandon``), and the loss by timeout of a player who never
-moves in a match with no clock (forfeit ``timeout``). The rules are on the help page and in
+moves in a match stored before clocks (forfeit ``timeout``; every newer match times it with
+its clock, :mod:`kva.service.play.clock`). The rules are on the help page and in
 docs/community.md.
 
 Presence is counted per process (open WebSockets per match and seat) and shared through the
@@ -265,7 +266,7 @@ class Presence:
             self.match_over(live.id)
         current = self._clocks.get(live.id)
         seat = match.turn
-        due = (  # a match with a clock times every turn itself (kva.service.play.clock)
+        due = (  # a match with a clock (every newer match) times its turns itself
             live.clock is None and live.status == "active" and not match.over
             and seat is not None and live.seats[seat].bot is None and not has_moved(live, seat)
         )

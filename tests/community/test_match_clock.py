@@ -260,9 +260,58 @@ async def test_rated_coin_and_quick_games_always_have_a_clock(sessions, play) ->
     bot, _ = await play.create_match(me.id, me.nickname, "bot:easy", 75, "draw")
     quick, _ = await play.create_match(me.id, me.nickname, "player", 75, "draw",
                                        opponent_user=(other.id, other.nickname))
-    assert (await _row(sessions, friendly)).record["meta"].get("clock") is None
-    assert (await _row(sessions, bot)).record["meta"].get("clock") is None
+    for casual in (friendly, bot):  # no clock: only the first move is timed
+        stored = _stored_clock(await _row(sessions, casual))
+        assert (stored["preset"], stored["per_move"], stored["reserve"]) == ("none", 120, 0)
     assert _stored_clock(await _row(sessions, quick))["preset"] == "standard"
+
+
+async def test_with_no_clock_only_the_first_move_is_timed_and_shown(sessions, play,
+                                                                   wall) -> None:
+    play.first_move_timeout = 30
+    a, b = await make_user(sessions), await make_user(sessions)
+    match_id, token = await play.create_match(a.id, a.nickname, "friend", 75, "draw",
+                                              clock="none")
+    assert token is not None
+    await play.join_table(token, b.id, b.nickname, None)
+    users = [a, b]
+    state = await _running(play, match_id, users)
+    first = state["clock"]["seat"]
+    assert state["clock"] | {"running_ms": None} == {
+        "preset": "none", "per_move": 30, "reserve_s": 0, "left": [0, 0], "seat": first,
+        "running_ms": None, "move_ms": 30_000, "flagged": None}
+    wall.now += 29_000  # the first move, in time
+    await play.act(match_id, users[first].id, state["version"], state["view"]["legal"][0])
+    state = await _running(play, match_id, users)  # the other one's first move is timed too
+    second = state["clock"]["seat"]
+    assert second == 1 - first and state["clock"]["running_ms"] == 30_000
+    await play.act(match_id, users[second].id, state["version"], state["view"]["legal"][0])
+    for _ in range(100):  # both have moved: no time runs any more, however long they think
+        state = await play.state_for(match_id, a.id)
+        if state["view"]["turn"] is not None and state["view"]["legal"] == [] and \
+                state["clock"]["seat"] is None:
+            break
+        await asyncio.sleep(0.01)
+    assert play._live[match_id].clock.moved == [True, True]
+    assert play._live[match_id].clock.seat is None
+    wall.now += 10 * 60_000
+    assert await play.flag(match_id) is False
+
+
+async def test_a_first_move_not_made_in_time_loses_by_timeout(sessions, play, wall) -> None:
+    play.first_move_timeout = 5
+    me = await make_user(sessions)
+    match_id, _ = await play.create_match(me.id, me.nickname, "bot:easy", 75, "draw")
+    for _ in range(500):  # the bot may open: then my first turn comes
+        state = await play.state_for(match_id, me.id)
+        if state["clock"]["seat"] == 0:
+            break
+        await asyncio.sleep(0.01)
+    assert state["clock"]["seat"] == 0 and state["clock"]["running_ms"] == 5_000
+    wall.now += 5_000
+    assert await play.flag(match_id) is True
+    row = await _row(sessions, match_id)
+    assert (row.winner, row.end_reason, row.record["meta"]["end"]) == (1, "timeout", "timeout")
 
 
 async def test_a_clock_replaces_the_first_move_timeout(sessions, play) -> None:

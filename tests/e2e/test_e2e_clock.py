@@ -47,3 +47,21 @@ def test_the_running_clock_counts_down_on_both_pages(
     # The idle clock shows the full per-move time and the reserve.
     idle = host_page.locator(".p-clock:not(.running):visible").first
     assert _seconds(idle.locator(".clock-move").inner_text()) == 10
+
+
+def test_with_no_clock_the_first_move_still_counts_down(
+    new_context: Callable[..., Any], server: Any
+) -> None:
+    page = new_context().new_page()
+    game = start_match(page, "bot:easy", target=75)  # a bot table: no clock
+    mine = page.locator(tid("my-clock"))
+    mine.wait_for(state="visible", timeout=15_000)  # my first move: its time shows
+    text = mine.locator(".clock-move")
+    first = _seconds(text.inner_text())
+    assert 100 < first <= 120, first  # KVA_FIRST_MOVE_TIMEOUT, 120 s by default
+    assert not mine.locator(".clock-reserve").is_visible()  # no reserve without a clock
+    page.wait_for_timeout(2_300)
+    assert _seconds(text.inner_text()) <= first - 2
+    shot(page, "clock-02-first-move")
+    game.play_one()  # moved: nothing is timed any more
+    mine.wait_for(state="hidden", timeout=10_000)

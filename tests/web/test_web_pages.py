@@ -203,7 +203,8 @@ async def test_a_table_is_played_with_the_clock_its_form_chose(server: ServerThr
             assert r.status_code == 400 and 'data-testid="error"' in r.text
         bot_match = await host.new_match("bot:easy")  # no clock field sent: none
         sock = await host.connect(bot_match)
-        assert sock.state["clock"] is None
+        assert sock.state["clock"]["preset"] == "none"  # only the first move is timed
+        assert sock.state["clock"]["reserve_s"] == 0
         await sock.close()
 
 

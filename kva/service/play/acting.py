@@ -104,14 +104,15 @@ class Acting:
 
     async def _flag(self, live: LiveMatch) -> None:
         """Flag the running seat (the caller holds the lock and checked that its time is up):
-        the engine's forfeit (``timeout``), the record's ``meta.end`` ``time``."""
+        the engine's forfeit (``timeout``), the record's ``meta.end`` ``time`` (``timeout``
+        for the first move of a match with no clock, as the event's reason)."""
         assert live.clock is not None and live.match is not None
         match = live.match
         seat = live.clock.flag(self._committer.now_ms())
         match.forfeit(seat, "timeout")
         await self._committer.commit(live, public({
-            "kind": "forfeit", "p": seat, "reason": "time", "winner": match.winner}),
-            forfeit=True)
+            "kind": "forfeit", "p": seat, "winner": match.winner,
+            "reason": "timeout" if live.clock.first_move_only else "time"}), forfeit=True)
 
     async def forfeit(
         self, match_id: str, seat: int, reason: str, expected_version: int | None = None

@@ -10,6 +10,11 @@ The state is kept with the match: ``meta.clock`` of the record (written with eve
 and the ``c`` key of every journal row (:mod:`kva.storage.journal`), in the same write as the
 move, so a restarted server, or another process taking the match over, resumes the clock with
 the same deadline, an absolute wall-clock time in epoch milliseconds.
+
+A match with no clock (preset ``none``) keeps one rule of it: a player who has not yet made a
+move of their own in the match has ``KVA_FIRST_MOVE_TIMEOUT`` seconds on their turn (no
+reserve) and loses on time (``timeout``) after them; once they have moved, their time never
+runs again. It is kept, shown and enforced exactly like a clock.
 """
 
 from __future__ import annotations
@@ -68,6 +73,18 @@ def clock_preset(record: Any) -> str:
     return preset if isinstance(preset, str) and preset in PRESETS else NO_CLOCK
 
 
+def _seconds(ms: int) -> int | float:
+    """Milliseconds as seconds in a record (whole seconds as an integer)."""
+    return ms // 1000 if ms % 1000 == 0 else ms / 1000
+
+
+def _ms(seconds: object) -> int | None:
+    """Seconds from a record as milliseconds (None: not a number of seconds)."""
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
+        return None
+    return round(seconds * 1000)
+
+
 def now_ms() -> int:
     """The wall-clock time in epoch milliseconds (every server process agrees on it)."""
     return int(time.time() * 1000)
@@ -99,6 +116,8 @@ class Clock:
     seat: int | None = None
     deadline: int | None = None
     flagged: int | None = None
+    #: Whether each seat has made a move of its own (a ``none`` clock runs only until then).
+    moved: list[bool] = field(default_factory=lambda: [False, False])
     #: The wall clock it is read with (the play service's: tests inject a fake one).
     wall: Callable[[], int] = field(default=now_ms, compare=False, repr=False)
 
@@ -106,23 +125,37 @@ class Clock:
     def new(cls, preset: str, wall: Callable[[], int] = now_ms,
             presets: dict[str, tuple[int, int]] = PRESETS) -> Clock | None:
         """A fresh clock for ``preset`` with the times ``presets`` give it (None for
-        ``none``)."""
+        ``none``: see :meth:`first_move`)."""
         if preset not in presets:
             return None
         move, reserve = presets[preset]
         return cls(preset, [reserve * 1000] * 2, move * 1000, reserve * 1000, wall=wall)
 
     @classmethod
+    def first_move(cls, seconds: float, wall: Callable[[], int] = now_ms) -> Clock:
+        """The ``none`` clock: ``seconds`` for each player's turns until their first move."""
+        return cls(NO_CLOCK, [0, 0], round(seconds * 1000), 0, wall=wall)
+
+    @property
+    def first_move_only(self) -> bool:
+        """Whether this is the ``none`` clock (only a player's first move is timed)."""
+        return self.preset == NO_CLOCK
+
+    @classmethod
     def from_meta(cls, meta: Any, wall: Callable[[], int] = now_ms) -> Clock | None:
         """The clock ``meta.clock`` of a record describes (None: none, or not readable)."""
-        if not isinstance(meta, dict) or meta.get("preset") not in PRESETS:
+        if not isinstance(meta, dict) or meta.get("preset") not in (*PRESETS, NO_CLOCK):
             return None
-        times = (meta.get("per_move"), meta.get("reserve"))
-        if not all(isinstance(v, int) and v >= 0 for v in times):
-            times = PRESETS[str(meta["preset"])]
-        clock = cls.new(str(meta["preset"]), wall,
-                        {str(meta["preset"]): (int(times[0] or 0), int(times[1] or 0))})
-        assert clock is not None
+        preset = str(meta["preset"])
+        move, reserve = _ms(meta.get("per_move")), _ms(meta.get("reserve"))
+        if move is None or reserve is None:
+            if preset == NO_CLOCK:
+                return None
+            move, reserve = (1000 * v for v in PRESETS[preset])
+        clock = cls(preset, [reserve, reserve], move, reserve, wall=wall)
+        moved = meta.get("moved")
+        if isinstance(moved, list) and len(moved) == 2:
+            clock.moved = [v is True for v in moved]
         left = meta.get("left")
         if isinstance(left, list) and len(left) == 2 and all(isinstance(v, int) for v in left):
             clock.left = [int(v) for v in left]
@@ -139,12 +172,14 @@ class Clock:
                                  "deadline": self.deadline}
         if self.flagged is not None:
             state["flagged"] = self.flagged
+        if self.first_move_only:
+            state["moved"] = list(self.moved)
         return state
 
     def meta(self) -> dict[str, Any]:
         """``meta.clock`` of the record (``per_move`` and ``reserve`` in seconds)."""
-        return {"preset": self.preset, "per_move": self.per_move_ms // 1000,
-                "reserve": self.reserve_ms // 1000, **self.state()}
+        return {"preset": self.preset, "per_move": _seconds(self.per_move_ms),
+                "reserve": _seconds(self.reserve_ms), **self.state()}
 
     def remaining(self, now: int) -> int:
         """Milliseconds left to the running seat (its per-move time and reserve), 0 if none."""
@@ -157,10 +192,12 @@ class Clock:
         return self.deadline is not None and now >= self.deadline
 
     def stop(self, now: int) -> None:
-        """The running seat's turn ends now: what it overran the per-move time by comes off
-        its reserve (which never grows), and no time runs."""
+        """The running seat's turn ends now (it moved: only a player whose time runs has a
+        choice to make): what it overran the per-move time by comes off its reserve (which
+        never grows), and no time runs."""
         if self.seat is not None and self.deadline is not None:
             self.left[self.seat] = min(self.left[self.seat], max(0, self.deadline - now))
+            self.moved[self.seat] = True
         self.seat = self.deadline = None
 
     def advance(self, match: Match, human: tuple[bool, bool], active: bool, now: int, *,
@@ -172,6 +209,8 @@ class Clock:
         seat = match.turn
         if not active or match.over or seat is None or not human[seat]:
             return
+        if self.first_move_only and self.moved[seat]:
+            return  # no clock: only a player's first move is timed
         if match.legal_codes() in ([DRAW], [PASS]):
             return  # forced: the server plays it at once, and it costs nothing
         pause = HAND_PAUSE_MS if new_hand else 0
@@ -195,8 +234,8 @@ class Clock:
         move_ms = 0
         if self.seat is not None:
             move_ms = max(0, running - self.left[self.seat])
-        return {"preset": self.preset, "per_move": self.per_move_ms // 1000,
-                "reserve_s": self.reserve_ms // 1000,
+        return {"preset": self.preset, "per_move": _seconds(self.per_move_ms),
+                "reserve_s": _seconds(self.reserve_ms),
                 "left": list(self.left), "seat": self.seat, "running_ms": running,
                 "move_ms": move_ms, "flagged": self.flagged}
 

@@ -60,8 +60,8 @@ def record_of(live: LiveMatch) -> dict[str, Any]:
         meta["fair"] = live.fair.meta(reveal=revealed(live))
     if live.clock is not None:
         meta["clock"] = live.clock.meta()
-        if live.clock.flagged is not None:
-            meta["end"] = "time"
+        if live.clock.flagged is not None:  # "time", or "timeout" for a first move
+            meta["end"] = end_reason(live)
     if live.match is None:
         return {"format": FORMAT, "target": live.settings.target,
                 "bazaar": live.settings.bazaar, "players": players, "meta": meta,
@@ -73,7 +73,7 @@ def end_reason(live: LiveMatch) -> str:
     """How a finished match ended, as its row's ``end_reason`` says: ``points``, ``resign``,
     ``abandon``, ``timeout`` (no first move), or ``time`` (lost on the clock)."""
     if live.clock is not None and live.clock.flagged is not None:
-        return "time"
+        return "timeout" if live.clock.first_move_only else "time"
     return (live.match.forfeit_reason if live.match is not None else None) or "points"
 
 

@@ -56,6 +56,7 @@ class PlayService:
         new_match_id: Callable[[], str] | None = None,
         now_ms: Callable[[], int] | None = None,
         clock_presets: dict[str, tuple[int, int]] | None = None,
+        first_move_timeout: float = 120.0,
     ) -> None:
         self._sessions = sessions
         self._broker = broker
@@ -82,6 +83,7 @@ class PlayService:
             self._tables.new_match_id = new_match_id
         if clock_presets is not None:  # KVA_CLOCK_PRESETS: the time of each preset
             self._tables.clock_presets = dict(clock_presets)
+        self.first_move_timeout = first_move_timeout
         self._reads = Reads(sessions, self._store, self._tables.may_watch,
                             self._tables.table_of)
         self._acting = Acting(self._store, self._committer)
@@ -92,6 +94,7 @@ class PlayService:
         self.commit_hooks: list[Callable[[LiveMatch], None]] = []
         self._committer.after_commit.append(self._started)
         self._store.on_load.append(self._run_commit_hooks)
+        self._store.on_load.append(self._arm_loaded)
 
         # the public methods, each from the part that does it
         self.create_match = self._tables.create_match
@@ -159,6 +162,18 @@ class PlayService:
     def clock_presets(self) -> dict[str, tuple[int, int]]:
         """Each clock preset's (seconds a move, seconds of reserve) for new matches."""
         return self._tables.clock_presets
+
+    @property
+    def first_move_timeout(self) -> float:
+        """Seconds a player of a new match with no clock has on their turns until their
+        first move (``KVA_FIRST_MOVE_TIMEOUT``)."""
+        return self._tables.first_move_s
+
+    @first_move_timeout.setter
+    def first_move_timeout(self, value: float) -> None:
+        if value <= 0:
+            raise ValueError("the first-move limit must be > 0")
+        self._tables.first_move_s = value
 
     @property
     def seed_wait(self) -> float:
@@ -588,6 +603,13 @@ class PlayService:
         loop = asyncio.get_running_loop()
         self._clock_timers[live.id] = loop.call_later(delay, self._clock_ran_out, live.id,
                                                       live.version)
+
+    def _arm_loaded(self, live: LiveMatch) -> None:
+        """A match was loaded here (one stored by another service, or dropped from memory
+        and read again): its clock runs on, from the stored deadline, if this process serves
+        it (with owners, only its owner times it: :meth:`_taken` arms it there)."""
+        if self.owners is None or self.owners.owns(live.id):
+            self._arm_clock(live)
 
     def _disarm_clock(self, match_id: str) -> None:
         timer = self._clock_timers.pop(match_id, None)

@@ -89,6 +89,9 @@ class Tables:
         self._by_match: dict[str, TableInfo] = {}
         #: The time of each clock preset for new matches (``KVA_CLOCK_PRESETS``).
         self.clock_presets: dict[str, tuple[int, int]] = dict(PRESETS)
+        #: A match with no clock: seconds for each player's turns until their first move
+        #: (``KVA_FIRST_MOVE_TIMEOUT``).
+        self.first_move_s = 120.0
 
     # ------------------------------------------------------------------ one path
     def new_match(
@@ -112,7 +115,8 @@ class Tables:
         live = LiveMatch(self.new_match_id(), settings, None, 1,
                          "waiting" if waiting else "active", list(seats), started.isoformat(),
                          private=private, fair=FairState.new(seats),
-                         clock=Clock.new(clock, self._committer.now_ms, self.clock_presets))
+                         clock=Clock.new(clock, self._committer.now_ms, self.clock_presets)
+                         or Clock.first_move(self.first_move_s, self._committer.now_ms))
         self._seeds.prepare(live)
         if live.clock is not None and live.match is not None:  # dealt now: its time runs
             live.clock.advance(live.match, (seats[0].bot is None, seats[1].bot is None), True,

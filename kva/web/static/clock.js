@@ -2,7 +2,8 @@
 // owns the time: every `state` says how many milliseconds the running seat had left when it
 // was sent, and this page counts down from there with performance.now() (so a wrong clock on
 // this device does not matter), until the next state re-syncs it. Nothing here talks to the
-// server: the sound and the vibration are local.
+// server: the sound and the vibration are local. A match with no clock (preset "none") times
+// only each player's first move: its clock shows only while that time runs.
 import { t } from "./i18n.js";
 import { byId as $, setText, show } from "./dom.js";
 
@@ -64,6 +65,9 @@ function paint() {
     if (!box) continue;
     const [move, reserve, running] = timeOf(seat);
     const total = move + reserve;
+    const firstMoveOnly = clock.preset === "none";
+    show(box, !firstMoveOnly || running);
+    box.classList.toggle("first-move", firstMoveOnly);
     const shownMove = running ? move : clock.per_move * 1000;
     setText(box.querySelector(".clock-move"), fmt(shownMove));
     setText(box.querySelector(".clock-reserve"), fmt(reserve));
@@ -98,7 +102,9 @@ export function syncClock(state) {
   seats = { me, op: 1 - me };
   if (!clock || clock.seat !== mine) lastWarned = null;
   for (const where of ["me", "op"]) show(`${where}-clock`, clock !== null);
-  show("clock-sound", clock !== null && mine !== null);
+  // the sound toggle matters to a player who has a clock, or a first move still to make
+  const timed = clock !== null && (clock.preset !== "none" || clock.seat === mine);
+  show("clock-sound", timed && mine !== null);
   renderSoundButton();
   clearInterval(timer);
   timer = null;

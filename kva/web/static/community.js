@@ -132,7 +132,8 @@ export function forfeitText(view) {
   const lost = loser === ctx.you();
   if (view.forfeit_reason === "timeout") {
     const state = ctx.getState();
-    if (state && state.clock && state.clock.flagged === loser) { // the clock ran out
+    const clock = state && state.clock;
+    if (clock && clock.preset !== "none" && clock.flagged === loser) { // the clock ran out
       return lost ? t("time_you") : t("time_other", { name: ctx.nameOf(loser) });
     }
     return lost ? t("timeout_you") : t("timeout_other", { name: ctx.nameOf(loser) });
