@@ -551,9 +551,8 @@ class PlayService:
         self._stopping = True
         for match_id in list(self._clock_timers):
             self._disarm_clock(match_id)
-        for flagging in list(self._flagging):
-            flagging.cancel()
-        tasks = [t for t in (self._watch_task, *self._renewals) if t is not None]
+        tasks = [t for t in (self._watch_task, *self._renewals, *self._flagging)
+                 if t is not None]
         for task in tasks:
             task.cancel()
         for task in tasks:
