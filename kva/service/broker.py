@@ -14,7 +14,7 @@ import logging
 import secrets
 from collections import defaultdict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from kva.service.eager import run_eagerly
 
@@ -215,7 +215,8 @@ class RedisBroker(_FanOut):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._reader
         with contextlib.suppress(Exception):
-            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+            # Typed in some redis releases and not in others: checked as Any either way.
+            await cast(Any, self._pubsub).aclose()
         with contextlib.suppress(Exception):
             await self._redis.aclose()
 
