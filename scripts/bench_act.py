@@ -118,7 +118,7 @@ async def main() -> None:
     parser.add_argument("--tune-gc", action="store_true",
                         help="kva.web.runtime.tune_gc after start-up, as kva serve does")
     parser.add_argument("--all-views", action="store_true",
-                        help="build every viewer's state, watched or not (as before issue 14)")
+                        help="build every viewer's state, watched or not (what that costs)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         url = args.db or f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}"

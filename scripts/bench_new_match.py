@@ -1,4 +1,4 @@
-"""Server CPU of one friend match's setup and end, phase by phase (issue 14).
+"""Server CPU of one friend match's setup and end, phase by phase.
 
 Starts one ``kva serve`` (pinned to core 0; this client on core 1), then, for ``N`` matches one
 after another and one phase at a time: POST /matches (a guest, its session, a table, the match),

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kva.analysis.engine import ANALYSIS_PLAYOUTS, Evaluation, evaluate
+from kva.bots.value import match_win_chance
 from kva.rules import Match, PlayerView, player_view, read_record
 from kva.rules.actions import action_to_json, describe_action
 from kva.rules.codes import DRAW, END_INDEX, OPEN_BASE
@@ -27,7 +28,7 @@ from kva.rules.view import _board
 from kva.rules.view_json import view_to_json
 
 #: Format version of a stored analysis (bump when values or marks change meaning).
-VERSION = 1
+VERSION = 2
 #: Loss thresholds per unit: (inaccuracy, mistake, blunder).
 THRESHOLDS: dict[str, tuple[float, float, float]] = {
     "points": (5.0, 10.0, 20.0),
@@ -106,6 +107,20 @@ def _best_board(decision: Decision, code: int) -> dict[str, Any] | None:
     return dict(board)
 
 
+def win_chance(view: PlayerView, value: float, unit: str) -> int:
+    """The player's chance of winning the match after a move valued ``value``, in whole
+    percent: the value itself near the target; far from it, the expected point difference of
+    the hand added to the player's (or the opponent's) score, read from the match-win table of
+    :func:`kva.bots.value.match_win_chance`. For the match's win-chance graph."""
+    if unit == "win%":
+        return max(0, min(100, round(value)))
+    me = view.player
+    assert me is not None
+    mine = view.scores[me] + view.hand_points[me] + max(0, round(value))
+    theirs = view.scores[1 - me] + view.hand_points[1 - me] + max(0, round(-value))
+    return round(100 * match_win_chance(mine, theirs, view.target))
+
+
 def decision_json(decision: Decision, ev: Evaluation) -> dict[str, Any]:
     """One analysed decision as stored and served."""
     played_i = ev.codes.index(decision.played)
@@ -128,10 +143,17 @@ def decision_json(decision: Decision, ev: Evaluation) -> dict[str, Any]:
                    for c, v in zip(ev.codes, ev.values, strict=True)],
         "loss": loss,
         "mark": mark,
+        # The first player's chance of winning the match after this move (the graph's line).
+        "chance": _for_first_player(win_chance(decision.view, ev.values[played_i], ev.unit),
+                                    decision.player),
     }
     if mark is not None:
         out["best_board"] = _best_board(decision, ev.codes[best_i])
     return out
+
+
+def _for_first_player(chance: int, player: int) -> int:
+    return chance if player == 0 else 100 - chance
 
 
 def summarize(rows: list[dict[str, Any]], players: Sequence[int]) -> list[dict[str, Any]]:

@@ -4,7 +4,8 @@ Every bot is a pure policy ``choose(view, rng) -> code`` over :class:`~kva.rules
 and its own seeded RNG; none is ever handed the match. ``seer`` is the one exception, for
 measurement only: the tournament runner shows it the opponent's hand through
 :meth:`~kva.bots.hard_v1.SeerBot.reveal`, and it is kept out of :data:`PLAYER_LEVELS`; so is
-``hard-v1``, the ``hard`` of before issue 13 frozen as a yardstick.
+``hard-v1``, the flat search without reply-aware playouts or exact endgames, frozen as a
+yardstick.
 Server code should call bots through :func:`kva.bots.runner.choose_in_executor`.
 """
 

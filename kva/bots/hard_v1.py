@@ -1,11 +1,12 @@
-"""``hard-v1``: the ``hard`` bot as it was before issue 13, frozen for measurement, and ``seer``.
+"""``hard-v1``: the flat search, frozen as a yardstick for measurement, and ``seer``.
 
 Both are measurement bots (``kva tournament`` only, never offered to players). ``hard-v1`` is the
-flat determinized Monte Carlo search with inference weighting that ``hard`` was: 1000 playouts
-per decision of the noisy-greedy playout policy, kept here byte for byte (its playout policy is
-copied below so that later changes to :mod:`kva.bots.fast` cannot move it; a test pins its
-decisions for fixed seeds). ``seer`` is that same search shown the opponent's hand (never the
-bazaar order): the bound "perfect inference" of issue 13 is measured against.
+flat determinized Monte Carlo search with inference weighting, without ``hard``'s reply-aware
+playouts and exact endgames: 1000 playouts per decision of the noisy-greedy playout policy, kept
+here byte for byte (its playout policy is copied below so that changes to :mod:`kva.bots.fast`
+cannot move it; a test pins its decisions for fixed seeds). ``seer`` is that same search shown
+the opponent's hand (never the bazaar order): the bound of perfect inference that ``hard`` is
+measured against.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ Guess = tuple[int, list[int]]
 
 
 def _playout(state: HandState, rng: random.Random, noise: float = 0.35) -> None:
-    """The v1 playout policy (a frozen copy of ``kva.bots.fast.playout`` as of issue 13)."""
+    """The v1 playout policy (a frozen copy of ``kva.bots.fast.playout``'s noisy greedy)."""
     random_ = rng.random
     while not state.over:
         codes = state.legal_codes()
@@ -59,7 +60,7 @@ def _playout(state: HandState, rng: random.Random, noise: float = 0.35) -> None:
 
 
 class HardV1Bot:
-    """Today's ``hard`` as of issue 13, frozen: flat determinized Monte Carlo search."""
+    """The yardstick, frozen: flat determinized Monte Carlo search."""
 
     name = "hard-v1"
 
@@ -77,8 +78,8 @@ class HardV1Bot:
         self.playouts = playouts
         #: Guesses sampled per guess kept (the surplus feeds the inference weighting).
         self.candidates = candidates
-        #: Safety cap, in CPU seconds of this process since issue 13 (it was wall-clock seconds,
-        #: which other load could trigger; it never changes a decision on an idle machine).
+        #: Safety cap, in CPU seconds of this process: wall-clock seconds could be cut short by
+        #: other load and so make a decision depend on it; on an idle machine the two agree.
         self.max_seconds = max_seconds
         #: Within this many points of the target, outcomes are valued by match-win chance.
         self.near = near

@@ -8,7 +8,7 @@ PostgreSQL database (docs/deployment.md).
 
 ``KVA_WS_DEFLATE=0`` turns off the WebSockets' per-message deflate (on by default): states
 travel about 11 times larger (2.6 KB instead of ~0.23 KB), and the server saves the
-compression's CPU and its memory per socket (docs/performance.md, "Third session").
+compression's CPU and its memory per socket (docs/performance.md).
 """
 
 from __future__ import annotations

@@ -180,6 +180,15 @@ def format_number(n: int | float, locale: str) -> str:
     return babel_numbers.format_decimal(n, locale=_babel_locale(locale))
 
 
+def number_symbols(locale: str) -> dict[str, str]:
+    """The group and decimal marks of ``locale``'s numbers, for the pages' scripts: the browser's
+    own ``Intl`` data may lack a language (Chromium writes Georgian numbers the English way), and
+    a number the script writes must match the ones the server wrote beside it."""
+    loc = _babel_locale(locale)
+    return {"group": babel_numbers.get_group_symbol(loc),
+            "decimal": babel_numbers.get_decimal_symbol(loc)}
+
+
 def format_datetime(
     dt: _dt.datetime, locale: str, format: str = "medium", tzinfo: _dt.tzinfo | None = None
 ) -> str:
@@ -204,6 +213,7 @@ def template_globals(locale: str) -> dict[str, Any]:
         "LOCALES": LOCALES,
         "LANGUAGE_NAMES": LANGUAGE_NAMES,
         "format_number": lambda n: format_number(n, locale),
+        "number_symbols": number_symbols(locale),
         "format_date": lambda d, fmt="medium": format_date(d, locale, fmt),
         "format_datetime": lambda dt, fmt="medium": format_datetime(dt, locale, fmt),
     }

@@ -169,7 +169,7 @@ STEPS: tuple[Step, ...] = (
              "0-2 U", "2-2 U", "draw", "0-5 D", "1-5 D", "draw")),
         lambda before, code, after: code == PASS,
         N_("You passed. If both players pass one after the other, the hand ends and is "
-           "counted like a fish."),
+           "counted like a blocked board."),
     ),
     Step(
         "domino", N_("Going out: domino"),
@@ -202,9 +202,10 @@ STEPS: tuple[Step, ...] = (
         N_("Domino! The lone 0-0 scores %(end_points)s."),
     ),
     Step(
-        "fish", N_("Fish: the blocked board"),
+        "fish", N_("The blocked board"),
         N_("Nothing can be drawn any more. One of your moves blocks the board: no tile left in "
-           "play would fit any open end. That is a fish (რიბა): the hand ends, the smaller "
+           "play would fit any open end. The board is blocked (in Georgian რიბა, \"fish\"): "
+           "the hand ends, the smaller "
            "pip total wins and scores the other's, rounded up. You hold fewer pips than your "
            "opponent. Find the move that blocks the board."),
         Position(
@@ -217,7 +218,7 @@ STEPS: tuple[Step, ...] = (
              "0-1 R", "1-4 R", "3-4 R", "draw", "draw", "1-5 L", "1-1 L", "draw", "draw",
              "draw", "pass")),
         lambda before, code, after: after.end == "fish" and after.winner == ME,
-        N_("Fish! You hold %(mine)s pips, your opponent %(pips)s: you score %(end_points)s."),
+        N_("Blocked! You hold %(mine)s pips, your opponent %(pips)s: you score %(end_points)s."),
         N_("A legal move, but the board stays open: a tile still in play fits an end."),
     ),
     Step(

@@ -197,8 +197,7 @@ class Match:
         state = current.state
         if not state.over:
             return
-        self.scores[0] += state.points[0]
-        self.scores[1] += state.points[1]
+        self._bank_hand_points(state)
         if state.winner is not None:
             self.scores[state.winner] += state.end_points
         assert state.end is not None
@@ -211,6 +210,11 @@ class Match:
         else:
             self._start_hand(state.next_opener())
 
+    def _bank_hand_points(self, state: HandState) -> None:
+        """Add what the placements of a hand that has just ended scored to the match score."""
+        self.scores[0] += state.points[0]
+        self.scores[1] += state.points[1]
+
     def forfeit(self, loser: int, reason: ForfeitReason = "resign") -> None:
         """End the match at once: ``loser`` resigns, times out or abandons; the other wins."""
         if self.over:
@@ -220,6 +224,8 @@ class Match:
         if reason not in FORFEIT_REASONS:
             raise ValueError(f"forfeit reason must be one of {FORFEIT_REASONS}")
         current = self.hands[-1]
+        # Points count the moment they are scored: the unfinished hand's placements stay.
+        self._bank_hand_points(current.state)
         current.result = HandResult("forfeit", 1 - loser, 0, reason)
         current.score_after = (self.scores[0], self.scores[1])
         current.state.over = True

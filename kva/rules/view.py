@@ -142,6 +142,10 @@ class PlayerView:
     last_placer: int
     last_nondouble_placer: int
     previous: tuple[HandSummary, ...]
+    #: The board as the last finished hand left it, while the next hand is young (at most
+    #: :data:`LAST_BOARD_MOVES` moves): the hand-end screen shows it, since the next hand is
+    #: dealt at once and ``board`` is already the new one. None otherwise.
+    last_board: BoardView | None = None
 
     @property
     def opponent_count(self) -> int:
@@ -347,6 +351,19 @@ def _summarize(number: int, played: PlayedHand) -> HandSummary:
     )
 
 
+#: How many moves into a new hand the view still carries the last hand's final board.
+LAST_BOARD_MOVES = 2
+
+
+def _last_board(match: Match, moves: int) -> BoardView | None:
+    """The final board of the hand before the current one, if the current hand is young and
+    that hand was played out (a forfeited match has no next hand)."""
+    if len(match.hands) < 2 or moves > LAST_BOARD_MOVES or match.over:
+        return None
+    finished = match.hands[-2]
+    return _public_log(finished).board(finished.state)
+
+
 def player_view(match: Match, player: int | None) -> PlayerView:
     """Build ``player``'s view of ``match`` (None: a spectator, who sees no hand at all)."""
     if player not in (0, 1, None):
@@ -376,7 +393,7 @@ def player_view(match: Match, player: int | None) -> PlayerView:
             state.forced_opening if state.forced_opening >= 0 and state.placed == 0 else None
         ),
         board=_public_log(current).board(state),
-        moves=hand_moves(current, player),
+        moves=(moves := hand_moves(current, player)),
         legal=tuple(state.legal_codes()) if mine else (),
         passes=state.passes,
         last_placer=state.last_placer,
@@ -384,6 +401,7 @@ def player_view(match: Match, player: int | None) -> PlayerView:
         previous=tuple(
             _summary(i + 1, h) for i, h in enumerate(match.hands) if h.result is not None
         ),
+        last_board=_last_board(match, len(moves)),
     )
 
 

@@ -138,6 +138,7 @@ def view_to_json(view: PlayerView, *, moves: Any = None) -> dict[str, Any]:
         "moves": [public_move_to_json(m) for m in view.moves] if moves is None else moves,
         "legal": [action_to_json(c) for c in view.legal],
         "previous": [_summary_to_json(h) for h in view.previous],
+        "last_board": _board_to_json(view.last_board) if view.last_board is not None else None,
     }
 
 
@@ -255,5 +256,12 @@ def _view_text(view: PlayerView) -> str:
         f'"board":{_board_text(view.board)},'
         f'"moves":{moves_json_text(view.moves)},'
         f'"legal":[{",".join(map(_LEGAL_TEXT.__getitem__, view.legal))}],'
-        f'"previous":{_previous_text(view.previous)}}}'
+        f'"previous":{_previous_text(view.previous)},'
+        f'"last_board":{_last_board_text(view.last_board)}}}'
     )
+
+
+def _last_board_text(board: BoardView | None) -> str:
+    """The last hand's final board: sent in a new hand's first few states only, so written
+    the plain way (the kept text of :func:`_board_text` stays the current board's)."""
+    return "null" if board is None else _encode(_board_to_json(board))

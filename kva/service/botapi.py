@@ -1,4 +1,4 @@
-"""The bot API's service side (issue 12, docs/bot-api.md): bot accounts, their API tokens,
+"""The bot API's service side (docs/bot-api.md): bot accounts, their API tokens,
 challenges between players, and the events a bot's stream carries.
 
 * A registered player who has never played a match may turn their account into a bot

@@ -171,7 +171,7 @@ class RedisBroker(_FanOut):
     dropped by the tag before any decoding. So a message costs one JSON encoding and one
     publish on its process, and one decoding on each other process with a subscriber of the
     topic (none elsewhere): the owner of a match whose sockets are all on it, as nginx routes
-    them (docs/deployment.md), no longer reads back and decodes every state it publishes.
+    them (docs/deployment.md), does not read back and decode every state it publishes.
     """
 
     #: What every channel's name starts with: ``kva:``, and the URL's database number when it

@@ -371,6 +371,23 @@ class HistoryLine:
     balance: int
     match_id: str | None
     created_at: datetime
+    #: The other player of the entry's match (a nickname), None for entries without a match.
+    opponent: str | None = None
+
+
+async def _opponents(session: AsyncSession, user_id: int,
+                     match_ids: set[str]) -> dict[str, str]:
+    """The nickname of ``user_id``'s opponent in each of ``match_ids`` (coin matches are
+    between two registered players)."""
+    if not match_ids:
+        return {}
+    other = case((MatchRow.seat0_user_id == user_id, MatchRow.seat1_user_id),
+                 else_=MatchRow.seat0_user_id)
+    rows = await session.execute(
+        select(MatchRow.id, User.nickname)
+        .join(User, User.id == other)
+        .where(MatchRow.id.in_(match_ids)))
+    return {match_id: nickname for match_id, nickname in rows}
 
 
 async def history(session: AsyncSession, user_id: int, page: int = 1, per_page: int = 25
@@ -394,8 +411,12 @@ async def history(session: AsyncSession, user_id: int, page: int = 1, per_page: 
     total = await session.scalar(select(func.count()).select_from(lines)) or 0
     rows = await session.execute(select(lines).order_by(lines.c.id.desc())
                                  .limit(per_page).offset((page - 1) * per_page))
-    return [HistoryLine(r.id, r.kind, int(r.delta), int(r.running), r.match_id, r.created_at)
-            for r in rows], int(total)
+    found = rows.all()
+    opponents = await _opponents(session, user_id,
+                                 {r.match_id for r in found if r.match_id is not None})
+    return [HistoryLine(r.id, r.kind, int(r.delta), int(r.running), r.match_id, r.created_at,
+                        opponents.get(r.match_id) if r.match_id else None)
+            for r in found], int(total)
 
 
 async def stake_of(session: AsyncSession, match_id: str) -> int:

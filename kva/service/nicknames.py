@@ -2,13 +2,17 @@
 
 A name is normalised (NFKC, trimmed) and then refused if it has an invisible or
 default-ignorable character (the Hangul fillers make a blank-looking name), a character that is
-not a letter, an ASCII digit, ``_`` or ``-``, or letters of more than one script (Latin,
-Georgian, Cyrillic, Greek… each on its own is fine; ``nіnо`` with a Cyrillic ``і`` and ``о`` is
-not). Two names are the same player when their **skeletons** are equal: casefolded, then every
-Cyrillic, Greek or Latin look-alike replaced by the Latin letter it passes for (``nino``,
-``Nino`` and an all-Cyrillic ``пinо``-style forgery meet at ``nino``). Reserved prefixes
-(``guest``, ``bot``) are compared on the skeleton too. Standard library only; used by the
-accounts service and the migration that stored the skeletons (``users.nickname_key``).
+not a letter, an ASCII digit, ``_`` or ``-``, a letter outside the alphabets of the site's
+languages (Latin with the Turkish letters, Georgian Mkhedruli and its Mtavruli capitals,
+Cyrillic: Cherokee ``ᎪᏴᎬᎡ``, Armenian ``հօօհ``, Lisu or Greek letters would pass for Latin
+ones), or letters of more than one of those (``nіnо`` with a Cyrillic ``і`` and ``о``). Only
+registration checks this: a name stored earlier still logs in. Two names are the same player
+when their **skeletons** are equal: casefolded, then every Cyrillic, Greek or Latin look-alike
+replaced by the Latin letter it passes for (``nino``, ``Nino`` and an all-Cyrillic
+``пinо``-style forgery meet at ``nino``; Greek stays for names registered before it was
+refused). Reserved prefixes (``guest``, ``bot``) are compared on the skeleton too. Standard
+library only; used by the accounts service and the migration that stored the skeletons
+(``users.nickname_key``).
 """
 
 from __future__ import annotations
@@ -49,11 +53,18 @@ _CONFUSABLES: dict[str, str] = {
 }
 #: Script groups whose letters may share one name (Japanese mixes kana and kanji).
 _SCRIPT_GROUPS = {"HIRAGANA": "CJK", "KATAKANA": "CJK", "HALFWIDTH": "CJK"}
+#: The alphabets of the site's languages; a letter of any other script is refused, since each
+#: of them has letters that pass for Latin, Georgian or Cyrillic ones.
+ALPHABETS = ("LATIN", "GEORGIAN", "CYRILLIC")
+#: Georgian letters allowed: Mkhedruli, written today, and Mtavruli, its capitals (they casefold
+#: to Mkhedruli, so ``ᲜᲘᲜᲝ`` and ``ნინო`` are one name). Asomtavruli and Nuskhuri, the
+#: ecclesiastical scripts, are refused: nobody types them, and they fold apart from Mkhedruli.
+_GEORGIAN = ((0x10D0, 0x10FF), (0x1C90, 0x1CBF))
 
 
 class NicknameError(ValueError):
     """A refused nickname; ``code`` says why (``nickname_length``, ``nickname_chars``,
-    ``nickname_scripts``, ``nickname_reserved``)."""
+    ``nickname_alphabet``, ``nickname_scripts``, ``nickname_reserved``)."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
@@ -74,6 +85,14 @@ def script_of(ch: str) -> str | None:
     return _SCRIPT_GROUPS.get(word, word)
 
 
+def in_alphabets(ch: str) -> bool:
+    """Whether ``ch`` is a digit, ``_``, ``-`` or a letter of :data:`ALPHABETS`."""
+    script = script_of(ch)
+    if script == "GEORGIAN":
+        return any(lo <= ord(ch) <= hi for lo, hi in _GEORGIAN)
+    return script is None or script in ALPHABETS
+
+
 def skeleton(name: str) -> str:
     """The form two nicknames are compared in: NFKC, casefolded, look-alikes replaced."""
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
@@ -92,6 +111,10 @@ def check(nickname: str) -> str:
         raise NicknameError("nickname_chars",
                             "a nickname has letters, digits, '_' and '-', starting with a "
                             "letter or digit")
+    if not all(map(in_alphabets, name)):
+        raise NicknameError("nickname_alphabet",
+                            "a nickname has Latin (Turkish included), Georgian or Cyrillic "
+                            "letters only")
     scripts = {s for s in map(script_of, name) if s is not None}
     if len(scripts) > 1:
         raise NicknameError("nickname_scripts",

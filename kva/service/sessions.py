@@ -156,7 +156,7 @@ async def identify_legacy(sessions: async_sessionmaker[AsyncSession],
 
 async def guest_with_session(sessions: async_sessionmaker[AsyncSession],
                              address: str | None = None) -> tuple[User, str]:
-    """A new guest and the token of its first session (both committed, in one
+    """A new guest and the token of its first login session (both committed, in one
     transaction)."""
     async def session_of(conn: AsyncSession | AsyncConnection, user: User) -> str:
         return await open_session(conn, user.id, address)

@@ -1,4 +1,4 @@
-"""Tables of the bot API (issue 12, migration ``0008_bot_api``): which accounts are bots,
+"""Tables of the bot API (migration ``0008_bot_api``): which accounts are bots,
 their API tokens (only a SHA-256 of each is kept), and challenges between players.
 
 They live beside :mod:`kva.storage.models` on the same declarative base, so one metadata

@@ -39,7 +39,7 @@ def pool_options(url: str) -> dict[str, Any]:
     the writers of one process queued inside SQLite's busy handler (which sleeps, up to 100 ms
     at a time: seconds of tail under load); with one, reads and writes queue in order in the
     pool, each a fraction of a millisecond (measured in docs/performance.md). Nothing may open
-    a second session while holding one. The busy timeout stays for a second process sharing
+    a second database session while holding one. The busy timeout stays for a second process sharing
     the file. A connection given back is not rolled back (that is a hop to aiosqlite's thread
     after every commit): SQLAlchemy ends the transactions it began (a session, ``begin()``,
     ``connect()``), and the one path that uses the driver's own transaction

@@ -1,9 +1,10 @@
 """The journal of a match in progress: each committed change as one small appended row.
 
-A commit used to rewrite the whole ``georgian-domino/1`` record (13 KB by the end of a match
-to 175). Now ``matches.record`` is a checkpoint, written when the match is created, when its
-second player sits down (the deal), when a waiting table is cancelled and when the match ends;
-every other change appends one ``match_actions`` row whose ``change`` is compact JSON:
+Rewriting the whole ``georgian-domino/1`` record at every commit would write 13 KB an action by
+the end of a match to 175. So ``matches.record`` is a checkpoint, written when the match is
+created, when its second player sits down (the deal), when a waiting table is cancelled and
+when the match ends; every other change appends one ``match_actions`` row whose ``change`` is
+compact JSON:
 
 * ``m``: the move, exactly as the record writes it (:func:`kva.rules.moves.move_to_record`);
 * ``r`` and ``s``: when the change ended a hand (a move, or a forfeit, which has no ``m``), the

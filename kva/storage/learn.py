@@ -1,4 +1,4 @@
-"""Tables of learning (issue 10, migration ``0009_learn``): a registered player's lesson
+"""Tables of learning (migration ``0009_learn``): a registered player's lesson
 progress, and the stored post-game analyses of finished matches.
 
 They live beside :mod:`kva.storage.models` on the same declarative base.

@@ -50,6 +50,8 @@ class User(Base):
     rating_deviation: Mapped[float] = mapped_column(Float, nullable=False, default=350.0)
     rating_volatility: Mapped[float] = mapped_column(Float, nullable=False, default=0.06)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: A registered player's table preferences, compact JSON (kva.service.preferences).
+    preferences: Mapped[str | None] = mapped_column(String(255), nullable=True)
 
 
 class MatchRow(Base):

@@ -5,11 +5,11 @@ append_journal`), already sent to asyncpg as one statement. Taking a connection 
 the engine's pool and giving it back (SQLAlchemy's connection, pool checkout and checkin, its
 events and reset, each a greenlet hop) cost more of the loop's time than the statement itself:
 per append, 215-223 µs of CPU through the pool against 77-87 µs on a connection of its own,
-one PostgreSQL on the same machine (docs/performance.md, "Eighteenth session"). So appends
+one PostgreSQL on the same machine. So appends
 keep a few connections of their own (:data:`APPEND_CONNECTIONS`), opened when first needed,
 each running one statement at a time (asyncpg allows no more), and the engine's pool is
-smaller by as many (:data:`kva.storage.db.PG_POOL_SIZE`), so a process holds as many
-connections to the server as before.
+smaller by as many (:data:`kva.storage.db.PG_POOL_SIZE`), so a process holds at most 20
+connections to the server in all.
 
 A statement PostgreSQL refuses (a duplicate version, a foreign key) leaves its connection as it
 was; any other failure (the connection lost, the task cancelled mid-statement) closes it, and

@@ -5,15 +5,15 @@ Every move of a match that goes on is one journal INSERT (:func:`kva.storage.rep
 append_journal`). Through the engine it waits for SQLite's one pooled connection and then for a
 trip to aiosqlite's thread and back; under load the way back waits behind everything else the
 event loop has to do, and the connection stays checked out meanwhile, so the next append queues
-behind it. Measured at 500 live matches (docs/performance.md, "Seventh session"): the pooled
+behind it. Measured at 500 live matches (``kva bench server``): the pooled
 connection was checked out 37-39 % of the time, 0.8 ms per checkout on average, most of them
 appends, for an INSERT that SQLite itself does in tens of microseconds.
 
 So an append first tries a connection of its own, made for the loop's thread
 (:func:`direct_connection`), in autocommit mode with no busy timeout: the INSERT commits as it
 runs, or SQLite answers at once that another connection holds the write lock (a transaction of
-the engine's connection, or another process), and the append then goes the engine's way as
-before (:data:`BUSY`). It never waits inside SQLite, so it never blocks the loop for more than
+the engine's connection, or another process), and the append then goes the engine's way
+(:data:`BUSY`). It never waits inside SQLite, so it never blocks the loop for more than
 the INSERT itself.
 
 The write-ahead log is checkpointed off the loop: every :data:`CHECKPOINT_EVERY` direct appends,
@@ -22,9 +22,9 @@ checkpoint copies and syncs pages: too slow for the loop, and it would hold the 
 pooled connection).
 The engine's connection also checkpoints at SQLite's usual 1,000 pages whenever it commits
 (every other change). This connection checkpoints only as a backstop, at ten times that size
-(:data:`CHECKPOINT_PAGES`). Before the periodic checkpoint, that backstop was what checkpointed
-whenever few other changes were committed (long matches, few new ones), and each time it held
-the loop for 70-120 ms (docs/performance.md, "Twelfth session").
+(:data:`CHECKPOINT_PAGES`): left to that backstop alone whenever few other changes are
+committed (long matches, few new ones), a checkpoint on the loop's thread held the loop for
+70-120 ms, hence the periodic one in a worker thread.
 
 Only for a SQLite database in a file: an in-memory database is private to its connection.
 ``KVA_SQLITE_DIRECT_APPEND=0`` turns it off (to measure the difference).

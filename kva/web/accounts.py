@@ -35,8 +35,10 @@ def _messages(request: Request) -> dict[str, str]:
         "nickname_length": _("A nickname has 3 to 20 characters."),
         "nickname_chars": _("A nickname may have letters, digits, “_” and “-”, and starts "
                             "with a letter or a digit."),
+        "nickname_alphabet": _("A nickname uses Latin letters (Turkish ones included), "
+                               "Georgian or Cyrillic letters only."),
         "nickname_scripts": _("A nickname uses the letters of one alphabet only (Georgian, "
-                              "Latin, Cyrillic…), not a mix."),
+                              "Latin or Cyrillic), not a mix."),
         "nickname_reserved": _("That nickname is reserved. Choose another."),
         "nickname_taken": _("That nickname is taken. Choose another."),
         "password_short": _("The password needs at least 8 characters."),
@@ -143,7 +145,8 @@ async def login(request: Request, nickname: str = Form(""), password: str = Form
 
 @router.post("/logout")
 async def logout(request: Request) -> Response:
-    """Revoke this session (server-side: the cookie is worthless from now on) and go home."""
+    """Revoke the current login session (server-side: the cookie is worthless from now on)
+    and go home."""
     await sessions.revoke(services(request).sessions, request.state.session_token,
                           services(request).broker)
     request.state.set_session = ""

@@ -27,7 +27,7 @@ from kva.service.ratelimit import AuthRateLimiter
 from kva.service.rematch import RematchService
 from kva.storage.db import create_engine, session_factory
 from kva.storage.migrate import upgrade
-from kva.web import accounts, learn, lobby, pages, profiles, wallet, ws
+from kva.web import accounts, learn, lobby, pages, preferences, profiles, wallet, ws
 from kva.web.botapi import install as install_bot_api
 from kva.web.identity import SessionCodec
 from kva.web.middleware import IdentityAndLanguage
@@ -64,7 +64,8 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
         service.on_tables_changed(lobby_service.changed)
         quick = make_quick_game(service, broker, settings.broker_url)
         sockets = SocketRegistry(per_client=settings.ws_per_client,
-                                 per_match=settings.ws_per_match)
+                                 per_match=settings.ws_per_match,
+                                 spectators_per_client=settings.ws_spectators_per_client)
         app.state.services = Services(
             settings=settings, sessions=sessions, broker=broker, play=service,
             presence=presence, rematch=RematchService(sessions, broker, service),
@@ -116,7 +117,8 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
     app.include_router(profiles.router)
     install_bot_api(app)  # /api/... (docs/bot-api.md), /bots, /settings/bot
     wallet.install(app)  # Domino Coin pages and refusals
-    learn.install(app)  # /learn, /strategy and post-game analysis (issue 10)
+    learn.install(app)  # /learn, /strategy and post-game analysis
+    preferences.install(app)  # /settings and the web app manifest
     return app
 
 

@@ -28,7 +28,7 @@ from kva.service.sessions import COOKIE
 from kva.storage.models import User
 from kva.web.identity import ensure_user, session_of
 from kva.web.render import render, translator
-from kva.web.security import client_ip, origin_ok
+from kva.web.security import client_key, origin_ok
 from kva.web.services import services
 from kva.web.sockets import Channel
 from kva.web.wallet import coin_error_message, coin_error_status, quick_stake
@@ -184,7 +184,7 @@ async def _register(channel: Channel, user: User | None) -> bool:
     """Count the socket against its player's cap (refused and closed when over it)."""
     return await services(channel.ws).sockets.register(
         channel, token=channel.ws.cookies.get(COOKIE) if user is not None else None,
-        user_id=user.id if user is not None else None, address=client_ip(channel.ws))
+        user_id=user.id if user is not None else None, address=client_key(channel.ws))
 
 
 @router.websocket("/ws/lobby")

@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse
 from markupsafe import Markup
 
 from kva.i18n import jinja_env
+from kva.service import preferences
 from kva.service.play.clock import PRESETS
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -27,9 +28,13 @@ def render(request: Request, name: str, context: dict[str, Any] | None = None,
     if "js_strings" not in env.globals:
         env.globals["js_strings"] = _js_strings(env)
         env.globals["clock_presets"] = PRESETS  # the clock field's times, unless the app's
+    user = getattr(request.state, "user", None)
     ctx = {
         "request": request,
-        "user": getattr(request.state, "user", None),
+        "user": user,
+        # A registered player's stored preferences win over the browser's (static/prefs.js).
+        "account_prefs": (preferences.of_user(user).to_json()
+                          if user is not None and user.kind == "registered" else None),
         "here": request.url.path + (f"?{request.url.query}" if request.url.query else ""),
     }
     services = getattr(request.app.state, "services", None)

@@ -3,7 +3,7 @@
 A game server allocates many short-lived objects per action (views, JSON, SQL rows) and holds
 a large, stable heap (modules, the app, the rules tables, the matches in memory). With the
 default thresholds (700, 10, 10) the full collections walk that whole heap every few seconds:
-pauses of 116-146 ms every 9-13 s at 125 live matches (issue 14). After start-up,
+pauses of 116-146 ms every 9-13 s at 125 live matches. After start-up,
 :func:`tune_gc` moves everything alive into the permanent generation (``gc.freeze``, never
 scanned again) and sets the thresholds: young collections often (short pauses), the older
 generations only in a full collection every few minutes (:func:`collecting_old_garbage`).
@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 #: collection walks is mostly alive: the await chains of the sockets that moved since the last
 #: one (coroutines, futures, frame parsers; every message makes its socket's anew) and the moves
 #: just played, so its pause grows with the allocations between two of them. Measured in CPU
-#: time per collection at 300 live matches (docs/performance.md, "Sixth session"): with 5,000,
+#: time per collection at 300 live matches (``kva bench server``): with 5,000,
 #: a median of 14 ms and a p90 of 32 ms; with 1,000, 2.6 ms and 5.7 ms (max 10 ms), for ~1 % of
 #: a core either way. The older generations are left to the full collection every
 #: :data:`FULL_COLLECTION_EVERY` seconds: a gen-1 run walks every socket's chain promoted since
@@ -57,15 +57,13 @@ async def collecting_old_garbage(every: float = FULL_COLLECTION_EVERY) -> AsyncI
     """While the app runs, a full collection every ``every`` seconds.
 
     With :data:`THRESHOLDS` the older generations are never collected on their own, so the
-    reference cycles that outlive a young collection would pile up in them: RSS climbed
-    ~14 MiB every 30 s at 100 live matches, round after round of the same load, while closed
-    WebSockets held their deflate contexts in cycles; they are freed when they close now
-    (:mod:`kva.web.wsprotocol`), and what is left is at most ~1,300 objects a minute (requests'
-    tracebacks, SQLAlchemy statements). The frozen start-up heap is not walked, but every live
-    match is: at 500 live matches a full collection stops the process for 200-280 ms, so it
-    runs rarely (every 10 minutes by default): then one pause delays well under 1 % of the
-    actions between two (300 s at 400 matches with one inside: p99 33 ms; docs/performance.md,
-    "Fifth session")."""
+    reference cycles that outlive a young collection would pile up in them. Closed WebSockets
+    are freed when they close (:mod:`kva.web.wsprotocol`), so what is left is at most ~1,300
+    objects a minute (requests' tracebacks, SQLAlchemy statements). The frozen start-up heap is
+    not walked, but every live match is: at 500 live matches a full collection stops the
+    process for 200-280 ms, so it runs rarely (every 10 minutes by default): then one pause
+    delays well under 1 % of the actions between two (300 s at 400 matches with one inside:
+    p99 33 ms)."""
 
     async def collect() -> None:
         while True:

@@ -135,12 +135,14 @@ class Settings:
         (name, move, reserve) for name, (move, reserve) in PRESETS.items())
     #: WebSocket limits (per socket, per client, per match; docs/configuration.md): frames a
     #: second and the burst allowed, refusals tolerated before a flooding socket is closed,
-    #: and live sockets per player (or address) and per match on one process.
+    #: live sockets per player (or address) on one process, spectators per match on one
+    #: process, and spectators per address (and per user) on one match.
     ws_rate: float = 10.0
     ws_burst: int = 20
     ws_flood: int = 40
     ws_per_client: int = 16
     ws_per_match: int = 200
+    ws_spectators_per_client: int = 4
     #: Origins (besides this site itself) whose pages may open WebSockets and post forms.
     allowed_origins: tuple[str, ...] = ()
     #: Where rate-limit counters live: ``memory://`` (one process) or ``redis://...``.
@@ -222,6 +224,7 @@ class Settings:
             ws_flood=_ws_count("KVA_WS_FLOOD", 40),
             ws_per_client=_ws_count("KVA_WS_PER_CLIENT", 16),
             ws_per_match=_ws_count("KVA_WS_PER_MATCH", 200),
+            ws_spectators_per_client=_ws_count("KVA_WS_SPECTATORS_PER_CLIENT", 4),
             allowed_origins=parse_allowed_origins(os.environ.get("KVA_ALLOWED_ORIGINS", "")),
             rate_limit_storage=(os.environ.get("KVA_RATE_LIMIT_STORAGE") or shared_limits
                                 or "memory://"),

@@ -9,12 +9,19 @@ and per match, and closing the sockets of a revoked session.
   ``ws_burst``); refused frames are answered ``rate_limited``, and a socket that goes on
   flooding (more than ``ws_flood`` refusals, forgiven at one a second) is closed with 4429.
 * :class:`SocketRegistry` counts this process's sockets per client (the user, else the client
-  address) and per match, refuses the ones over ``ws_per_client`` / ``ws_per_match`` (an
-  ``error`` ``too_many_sockets`` / ``match_full``, then close 4429), and listens once to the
-  broker's :data:`kva.service.sessions.REVOKED_TOPIC`: a revoked session's sockets, on every
-  process, get ``error`` ``revoked`` and close 4401.
+  address as :func:`kva.web.security.client_key` groups it) and, for a match's spectators, per
+  match and per address and user on that match; it refuses the ones over ``ws_per_client``,
+  ``ws_per_match`` or ``ws_spectators_per_client`` (an ``error`` ``too_many_sockets`` /
+  ``match_full``, then close 4429). A seated player's match socket is never refused: over
+  the player's ``ws_per_client`` it replaces their oldest socket (``replaced``, close 4409),
+  so that spectators, however many, never keep a player from their own match (and its
+  disconnection forfeit). It also listens once to the broker's
+  :data:`kva.service.sessions.REVOKED_TOPIC`: a revoked session's sockets, on every process,
+  get ``error`` ``revoked`` and close 4401.
 
-The caps are per process (every instance behind a load balancer applies them on its own).
+The caps are per process (every instance behind a load balancer applies them on its own):
+nginx sends all the sockets of a match to one process (docs/deployment.md), and a seated
+player's socket is admitted whatever the counts, so nothing needs sharing.
 """
 
 from __future__ import annotations
@@ -39,6 +46,8 @@ log = logging.getLogger(__name__)
 #: Close codes (4000-4999 are the application's).
 CLOSE_REVOKED = 4401
 CLOSE_TOO_MANY = 4429
+#: A seated player's socket that a newer one of theirs replaced (the page does not reconnect).
+CLOSE_REPLACED = 4409
 #: What a send on a closing socket may raise (Starlette 1.x: WebSocketDisconnect for a gone
 #: transport, RuntimeError/WebSocketDisconnected after a close was sent; OSError from below).
 SEND_ERRORS: tuple[type[BaseException], ...] = (WebSocketDisconnect, RuntimeError, OSError)
@@ -129,75 +138,133 @@ class Channel:
 
 
 class _Entry:
-    __slots__ = ("channel", "client", "match_id", "token_hash", "user_id")
+    __slots__ = ("channel", "client", "keys", "match_id", "seat_key", "token_hash", "user_id")
 
     def __init__(self, channel: Channel, client: str, match_id: str | None,
-                 token_hash: str | None, user_id: int | None) -> None:
+                 token_hash: str | None, user_id: int | None,
+                 keys: tuple[tuple[str, ...], ...], seat_key: tuple[str, ...] | None) -> None:
         self.channel = channel
         self.client = client
         self.match_id = match_id
         self.token_hash = token_hash
         self.user_id = user_id
+        #: The counts this socket is in besides its client's: a spectator's match, address and
+        #: user there, or a seated player's sockets on their match (:attr:`seat_key`).
+        self.keys = keys
+        self.seat_key = seat_key
 
 
 class SocketRegistry:
-    """This process's open sockets: per-client and per-match caps, and revocations."""
+    """This process's open sockets: per-client and per-match caps, and revocations.
 
-    def __init__(self, *, per_client: int = 16, per_match: int = 200) -> None:
-        if per_client < 1 or per_match < 1:
+    A seated player's match socket is never refused for a cap: it counts against its player's
+    ``per_client`` sockets, and one over that closes the player's oldest other socket
+    (``replaced``, 4409) instead, never a seat's only socket at another match (with none to
+    close, it is let in over the cap: a player holds at most ``per_client`` sockets plus one
+    per match they sit at). Spectators count against ``per_match`` (the match's spectators
+    only) and ``spectators_per_client`` (per client address, and per user, on one match).
+    """
+
+    def __init__(self, *, per_client: int = 16, per_match: int = 200,
+                 spectators_per_client: int = 4) -> None:
+        if per_client < 1 or per_match < 1 or spectators_per_client < 1:
             raise ValueError("socket caps must be at least 1")
         self.per_client = per_client
         self.per_match = per_match
+        self.spectators_per_client = spectators_per_client
         self._entries: dict[Channel, _Entry] = {}
-        self._per_client: dict[str, int] = defaultdict(int)
-        self._per_match: dict[str, int] = defaultdict(int)
+        #: Each client's sockets, oldest first.
+        self._by_client: dict[str, dict[Channel, None]] = defaultdict(dict)
+        self._counts: dict[tuple[str, ...], int] = defaultdict(int)
         self._sub: Subscription | None = None
         self._listener: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ counting
     async def register(self, channel: Channel, *, token: str | None, user_id: int | None,
-                       address: str, match_id: str | None = None) -> bool:
-        """Count an accepted socket; False (and the socket refused and closed) when its
-        client or its match has too many already."""
+                       address: str, match_id: str | None = None,
+                       seat: int | None = None) -> bool:
+        """Count an accepted socket (``address``: its :func:`~kva.web.security.client_key`;
+        ``seat``: the match's seat of ``user_id``, None for a spectator); False (and the
+        socket refused and closed) when its client or its match has too many already."""
         client = f"u:{user_id}" if user_id is not None else f"ip:{address}"
-        if self._per_client[client] >= self.per_client:
-            await channel.refuse("too_many_sockets",
-                                 f"at most {self.per_client} live connections per player",
-                                 CLOSE_TOO_MANY)
-            self._tidy(client, match_id)
-            return False
-        if match_id is not None and self._per_match[match_id] >= self.per_match:
-            await channel.refuse("match_full",
-                                 f"at most {self.per_match} live connections per match",
-                                 CLOSE_TOO_MANY)
-            self._tidy(client, match_id)
-            return False
-        self._per_client[client] += 1
-        if match_id is not None:
-            self._per_match[match_id] += 1
+        seat_key = (("seat", match_id, str(user_id))
+                    if match_id is not None and seat is not None and user_id is not None
+                    else None)
+        keys: tuple[tuple[str, ...], ...] = ()
+        replaced = None
+        if seat_key is not None:
+            keys = (seat_key,)
+            replaced = self._replaceable(client, match_id)
+            if replaced is not None:
+                self.unregister(replaced)
+        else:
+            if match_id is not None:
+                keys = (("match", match_id), ("ip", match_id, address))
+                if user_id is not None:
+                    keys += (("user", match_id, str(user_id)),)
+            refusal = self._refusal(client, keys)
+            if refusal is not None:
+                await channel.refuse(*refusal, CLOSE_TOO_MANY)
+                return False
+        self._by_client[client][channel] = None
+        for key in keys:
+            self._counts[key] += 1
         hashed = token_hash(token) if token else None
-        self._entries[channel] = _Entry(channel, client, match_id, hashed, user_id)
+        self._entries[channel] = _Entry(channel, client, match_id, hashed, user_id, keys,
+                                        seat_key)
+        if replaced is not None:
+            await replaced.refuse("replaced", "a newer connection of yours took this one's "
+                                  "place", CLOSE_REPLACED)
         return True
+
+    def _refusal(self, client: str, keys: tuple[tuple[str, ...], ...]
+                 ) -> tuple[str, str] | None:
+        """Why a socket that is not a seated player's is refused (its error code and
+        message), or None."""
+        if len(self._by_client.get(client, ())) >= self.per_client:
+            return ("too_many_sockets",
+                    f"at most {self.per_client} live connections per player")
+        for key in keys:
+            if key[0] == "match" and self._counts.get(key, 0) >= self.per_match:
+                return "match_full", f"at most {self.per_match} spectators per match"
+            if key[0] != "match" and self._counts.get(key, 0) >= self.spectators_per_client:
+                return ("too_many_sockets", f"at most {self.spectators_per_client} "
+                        "spectator connections per client on one match")
+        return None
+
+    def _replaceable(self, client: str, match_id: str | None) -> Channel | None:
+        """The socket a seated player's new one replaces when the player is at their cap:
+        their oldest, except a seat's only socket at another match; None if under the cap
+        or none may go."""
+        own = self._by_client.get(client, {})
+        if len(own) < self.per_client:
+            return None
+        for channel in own:
+            seat_key = self._entries[channel].seat_key
+            if (seat_key is None or seat_key[1] == match_id
+                    or self._counts.get(seat_key, 0) > 1):
+                return channel
+        return None
 
     def unregister(self, channel: Channel) -> None:
         """Forget a closed socket (harmless if it was never counted)."""
         entry = self._entries.pop(channel, None)
         if entry is None:
             return
-        self._per_client[entry.client] -= 1
-        if entry.match_id is not None:
-            self._per_match[entry.match_id] -= 1
-        self._tidy(entry.client, entry.match_id)
-
-    def _tidy(self, client: str, match_id: str | None) -> None:
-        if self._per_client.get(client, 1) <= 0:
-            del self._per_client[client]
-        if match_id is not None and self._per_match.get(match_id, 1) <= 0:
-            del self._per_match[match_id]
+        own = self._by_client.get(entry.client)
+        if own is not None:
+            own.pop(channel, None)
+            if not own:
+                del self._by_client[entry.client]
+        for key in entry.keys:
+            self._counts[key] -= 1
+            if self._counts[key] <= 0:
+                del self._counts[key]
 
     def counts(self) -> tuple[int, int, int]:
         """Open sockets, clients and matches with sockets (for tests and monitoring)."""
-        return len(self._entries), len(self._per_client), len(self._per_match)
+        matches = {e.match_id for e in self._entries.values() if e.match_id is not None}
+        return len(self._entries), len(self._by_client), len(matches)
 
     # ------------------------------------------------------------------ revocation
     async def revoked(self, note: Any) -> int:

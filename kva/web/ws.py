@@ -31,7 +31,7 @@ from kva.service.ratings import match_ratings_message
 from kva.service.rematch import REMATCH_TYPES
 from kva.service.sessions import COOKIE, session_is_live, token_hash
 from kva.web.identity import session_of
-from kva.web.security import client_ip, origin_ok
+from kva.web.security import client_key, origin_ok
 from kva.web.services import services
 from kva.web.settings import Settings
 from kva.web.sockets import CLOSE_REVOKED, Channel, dumps
@@ -246,8 +246,9 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
     conn = Connection(ws, match_id, user_id, token if user is not None else None, svc.settings)
     conn.seat = info.seat
     if not await svc.sockets.register(conn.channel, token=conn.token, user_id=user_id,
-                                      address=client_ip(ws), match_id=match_id):
-        return  # too many sockets: refused with an error and 4429
+                                      address=client_key(ws), match_id=match_id,
+                                      seat=conn.seat):
+        return  # a spectator too many: refused with an error and 4429 (a player never is)
     presence = svc.presence
     sub = await svc.broker.subscribe(topic(match_id), _deliverer(conn, presence))
     service.watchers.add(match_id, conn)  # states are built for the keys watched here

@@ -4,9 +4,9 @@ uvicorn's Sans-I/O WebSocket protocol keeps a ``websockets`` ``ServerProtocol`` 
 parser is a generator that holds the protocol itself: a reference cycle that outlives the
 connection, with the per-message-deflate contexts (zlib's compressor and decompressor, tens
 of KB) and the buffers of the socket inside it. Only a full garbage collection frees it, and a
-serving process runs those rarely (:mod:`kva.web.runtime`), so every closed socket used to stay
-in memory until the next one: ~15 MiB more RSS every 30 s at 100 short matches (about 8 sockets
-closed a second) with collections 10 minutes apart (docs/performance.md, "Fifth session").
+serving process runs those rarely (:mod:`kva.web.runtime`), so without this every closed socket
+would stay in memory until the next one: ~15 MiB more RSS every 30 s at 100 short matches
+(about 8 sockets closed a second) with collections 10 minutes apart (``kva bench server``).
 
 :class:`FreedOnCloseWebSocketProtocol` ends the parser when the connection is lost, which breaks
 the cycle: the connection's objects go by reference counting the moment nothing else uses them.
@@ -16,11 +16,11 @@ Every WebSocket starts as an HTTP request, and the HTTP protocol it started on (
 protocol (its callbacks) and the parser's upgrade exception, whose traceback holds the
 protocol's frame. uvicorn breaks that cycle in ``connection_lost``, which an upgraded
 connection's HTTP protocol never gets (the transport was handed to the WebSocket protocol).
-So each socket opened left ~30 objects (the protocol, its parser, flow control, events,
+So each socket opened would leave ~30 objects (the protocol, its parser, flow control, events,
 deques, bound methods, the traceback and frame) for the collector, and the young collections
-that found them paid for tearing them down: at 300 live matches, collections at the default
-threshold took a median of 12 ms of CPU (p90 24.5 ms), against ~2 ms for the others
-(docs/performance.md, "Sixth session"). :class:`FreedOnUpgradeHttpToolsProtocol` drops the
+that found them would pay for tearing them down: at 300 live matches, collections at the
+default threshold took a median of 12 ms of CPU (p90 24.5 ms) with them, against ~2 ms
+without. :class:`FreedOnUpgradeHttpToolsProtocol` drops the
 parser once the connection is handed over.
 """
 

@@ -21,7 +21,7 @@ monotonic clock, the one the bench's ``--trace`` uses):
 
 A burst of slow actions in the trace with a ``lag`` at the same time is the loop held (a
 collection, a synchronous call); with slow ``append`` lines and no ``lag``, the loop was free
-and the database was slow to commit (docs/performance.md, "Twelfth session").
+and the database was slow to commit (docs/performance.md, "Where a tail comes from").
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from webhelp import Visitor
 
 async def test_coin_tables_over_http(make_server: Callable[..., Any]) -> None:
     server = make_server()
-    host, _host_name = await registered(server.base_url, "gela")
+    host, host_name = await registered(server.base_url, "gela")
     friend, _friend_name = await registered(server.base_url, "tako")
     async with Visitor(server.base_url) as guest:
         data = {"opponent": "friend", "target": "75", "bazaar": "draw", "stake": "1000"}
@@ -61,6 +61,11 @@ async def test_coin_tables_over_http(make_server: Callable[..., Any]) -> None:
         assert (await friend.http.get("/wallet/balance.json")).json() == {"balance": 100}
         r = await friend.http.post("/wallet/topup")
         assert r.status_code == 409 and "already claimed" in r.text
+        # the wallet names the opponent of each coin match, never its raw id, and writes dates
+        # as the page's language does (no ISO stamp with "UTC")
+        page = (await friend.http.get("/wallet")).text
+        assert f"against {host_name}" in page and f">{match_id}</a>" not in page
+        assert " UTC</time>" not in page
         assert (await guest.http.get("/wallet/balance.json")).json() == {"balance": None}
         assert "Create an account" in (await guest.http.get("/wallet")).text
         lobby = (await guest.http.get("/lobby")).text

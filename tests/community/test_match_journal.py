@@ -451,3 +451,44 @@ async def test_states_encoded_with_kept_moves_are_the_plain_encoding(sessions) -
         checked += 1
     assert checked > 20
     await play.stop()
+
+
+async def _scored_mid_hand(
+    play: PlayService, match_id: str, ids: tuple[int, int], rng: random.Random
+) -> list[int]:
+    """Play until a placement of the hand in progress has scored; the score before that hand
+    plus what it has scored so far (what a forfeit now must keep)."""
+    live = play._live[match_id]
+    assert live.match is not None
+    while live.match.hand.points == [0, 0]:
+        await _step(play, match_id, ids, rng)
+    match = live.match
+    assert not match.over and not match.hand.over
+    return [match.scores[0] + match.hand.points[0], match.scores[1] + match.hand.points[1]]
+
+
+@pytest.mark.parametrize("how", ["resign", "timeout", "abandon"])
+async def test_a_forfeit_mid_hand_stores_the_points_already_scored_in_that_hand(
+    sessions, tmp_path: Any, how: str
+) -> None:
+    from kva.cli import main
+
+    play = _service(sessions)
+    match_id, ids = await _new_match(sessions, play)
+    expected = await _scored_mid_hand(play, match_id, ids, random.Random(6))
+    live = play._live[match_id]
+    assert live.match is not None
+    loser = live.match.turn
+    assert loser is not None
+    if how == "resign":
+        await play.resign(match_id, ids[loser])
+    else:
+        await play.forfeit(match_id, loser, how)
+    record, _ = await _stored(sessions, match_id)
+    assert record["winner"] == 1 - loser
+    assert record["hands"][-1]["result"]["reason"] == how
+    assert record["score"] == expected and record["hands"][-1]["score"] == expected
+    path = tmp_path / "forfeit.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    assert main(["record", "verify", str(path)]) == 0
+    await play.stop()

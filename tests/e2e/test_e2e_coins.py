@@ -79,6 +79,21 @@ def test_a_coin_table_from_the_lobby_pays_the_winner(
         assert page.locator(tid("wallet-balance")).inner_text().strip() == balance
         first = page.locator(tid("wallet-entry")).first
         assert first.locator(tid("entry-delta")).inner_text().strip() == top
-        assert match_id in first.inner_text()
+        link = first.locator(tid("entry-match"))
+        assert link.get_attribute("href") == f"/m/{match_id}"
+        assert link.inner_text().startswith("against ") and match_id not in link.inner_text()
         assert "not money" in page.locator(tid("coin-disclaimer")).first.inner_text()
     shot(host_page, "coins-03-wallet")
+
+
+@pytest.mark.parametrize("lang", ["en", "ka", "ru", "tr"])
+def test_the_header_balance_is_written_as_the_page_writes_numbers(
+    new_context: Callable[..., Any], server: Any, lang: str
+) -> None:
+    page = _registered(new_context, "nino")
+    page.context.add_cookies([{"name": "kva_lang", "value": lang, "url": server.base_url}])
+    page.goto("/wallet")
+    on_page = page.locator(tid("wallet-balance")).inner_text().strip()
+    header = page.locator(tid("coin-balance"))
+    header.filter(has_text=on_page[0]).wait_for()
+    assert header.inner_text().strip() == on_page, (lang, header.inner_text(), on_page)

@@ -139,6 +139,12 @@ def test_counting_aid_in_a_bot_match(new_context: Callable[..., Any]) -> None:
     assert total == sum(1 if t[0] == t[2] else 2 for t in unseen)
 
 
+def resp_decisions(page: Any, match_id: str) -> list[Any]:
+    """The stored analysis's decisions, as the page fetched them."""
+    data = page.request.get(f"/m/{match_id}/analysis").json()
+    return list(data["analysis"]["decisions"])
+
+
 def test_a_finished_bot_match_is_analysed_from_its_replay(new_context: Callable[..., Any]) -> None:
     page = new_context().new_page()
     game = start_match(page, "bot:easy", target=75)
@@ -155,6 +161,22 @@ def test_a_finished_bot_match_is_analysed_from_its_replay(new_context: Callable[
     marks = page.locator(tid("analysis-mark"))
     # The e2e player plays its first legal tile: the analysis finds mistakes in that.
     assert marks.count() >= 1
+    # Losses read as points to one decimal or whole points of win chance: never a percentage
+    # with false precision ("-11.88% chance to win").
+    assert not [x for x in marks.all_inner_texts() if "%" in x]
+    texts = [*marks.all_inner_texts(), *rows.all_inner_texts()]
+    assert not [x for x in texts if re.search(r"\d[.,]\d\d", x)], texts
+    # The win-chance graph: one point per analysed decision, a dot per marked move that leads
+    # to its position.
+    graph = page.locator(tid("win-graph"))
+    assert graph.is_visible()
+    line = page.locator("#win-graph-svg polyline").get_attribute("points") or ""
+    assert len(line.split()) == len(resp_decisions(page, game.match_id))
+    dot = page.locator("#win-graph-svg .wg-dot").first
+    dot_step = dot.get_attribute("data-step")
+    dot.click()
+    page.wait_for_function("s => document.getElementById('replay').dataset.position === s",
+                           arg=dot_step)
     first = marks.first
     step = first.get_attribute("data-step")
     first.click()
@@ -172,6 +194,10 @@ def test_a_finished_bot_match_is_analysed_from_its_replay(new_context: Callable[
     shot(page, "analysis-02-marked-move")
     SHOTS.mkdir(parents=True, exist_ok=True)
     current.screenshot(path=str(SHOTS / "analysis-03-best-move.png"))
+    # On a phone the summary is one block per player: nothing scrolls sideways.
+    page.set_viewport_size({"width": 375, "height": 667})
+    page.wait_for_timeout(100)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
     # A second request is served from the database at once.
     resp = page.request.post(f"/m/{game.match_id}/analysis")
     assert resp.status == 200 and resp.json()["status"] == "done"

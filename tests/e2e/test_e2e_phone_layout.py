@@ -256,3 +256,36 @@ def test_moves_are_told_with_the_right_verb_for_you_and_the_bot(
     assert any(p.fullmatch(t) for t in texts for p in theirs_r), (lang, texts)
     assert not [t for t in texts for p in wrong_r if p.fullmatch(t)], (lang, texts)
     assert texts[-1].endswith(_("you resigned")), texts[-1]
+
+
+_NAV_JS = """() => {
+  const header = document.querySelector('.site-header');
+  const box = header.getBoundingClientRect();
+  const shown = sel => [...header.querySelectorAll(sel)].filter(e => {
+    const r = e.getBoundingClientRect();
+    const clip = e.closest('.site-nav');
+    const edge = clip ? clip.getBoundingClientRect().right : window.innerWidth;
+    return r.width > 0 && r.left >= 0 && r.right <= edge + 0.5 && r.bottom <= box.bottom + 0.5;
+  }).map(e => e.getAttribute('href').split('?')[0]);
+  return {hrefs: shown('a[href]'), height: box.height};
+}"""
+
+
+@pytest.mark.parametrize("width", [320, 375])
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_guest_on_a_phone_sees_new_match_and_create_account(
+    new_context: Callable[..., Any], server: Any, lang: str, width: int
+) -> None:
+    ctx = new_context(viewport={"width": width, "height": HEIGHT}, is_mobile=True, has_touch=True)
+    ctx.add_cookies([{"name": "kva_lang", "value": lang, "url": server.base_url}])
+    page = ctx.new_page()
+    page.goto("/lobby")
+    nav = page.evaluate(_NAV_JS)
+    shot(page, f"phone-{lang}-{width}-guest-header")
+    for href in ("/lobby", "/bots", "/login", "/register"):
+        assert href in nav["hrefs"], f"{lang} at {width} px: {href} not on screen: {nav}"
+    assert nav["hrefs"].count("/") == 2, f"{lang}: the brand and New match both lead home: {nav}"
+    header = page.evaluate(_HEADER_JS)
+    assert header["rows"] <= HEADER_MAX_ROWS, f"{lang}: header in {header['rows']} rows"
+    assert nav["height"] <= HEADER_MAX_PX, nav
+    assert page.evaluate("document.documentElement.scrollWidth") <= width

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from kva.analysis.engine import evaluate
-from kva.analysis.match import THRESHOLDS, analyse, decisions, mark_of
+from kva.analysis.match import THRESHOLDS, analyse, decisions, mark_of, win_chance
 from kva.bots import make_bot
 from kva.cli import main
 from kva.rules import Deal, Match, player_view, write_record
@@ -154,3 +154,35 @@ def test_a_marked_decision_carries_the_board_after_the_best_move() -> None:
             t["tile"] for line in board["lines"].values() for t in line]
         assert r["best"]["tile"] in placed
         assert sum(len(line) for line in board["lines"].values()) + 1 == len(placed)
+
+
+def _view_at(scores: tuple[int, int], player: int = 0, target: int = 175) -> Any:
+    from dataclasses import replace
+
+    view = player_view(Match(target=target, rng=random.Random(4)), player)
+    return replace(view, player=player, scores=scores, hand_points=(0, 0))
+
+
+def test_near_the_target_the_win_chance_is_the_value_in_whole_percent() -> None:
+    view = _view_at((160, 150))
+    assert win_chance(view, 63.4, "win%") == 63
+    assert win_chance(view, 101.0, "win%") == 100 and win_chance(view, -2.0, "win%") == 0
+
+
+def test_far_from_the_target_points_ahead_raise_the_win_chance() -> None:
+    view = _view_at((20, 20))
+    level = win_chance(view, 0.0, "points")
+    assert level == 50
+    assert win_chance(view, 15.0, "points") > level > win_chance(view, -15.0, "points")
+
+
+def test_the_graph_reads_every_decision_for_the_first_player() -> None:
+    rows = analyse(_record(2), playouts=PLAYOUTS)["decisions"]
+    assert rows and all(0 <= r["chance"] <= 100 for r in rows)
+    # a decision of the second player is told as the first player's chance
+    second = next(r for r in rows if r["player"] == 1)
+    chosen = next(v for v in second["values"] if v["action"] == second["played"])
+    view_chance = (max(0, min(100, round(chosen["value"]))) if second["unit"] == "win%"
+                   else None)
+    if view_chance is not None:
+        assert second["chance"] == 100 - view_chance

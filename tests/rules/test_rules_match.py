@@ -138,7 +138,7 @@ def test_forfeit_ends_the_match_at_once_with_the_other_player_winning(
     match = Match(175, rng=random.Random(3))
     for _ in range(9):
         match.apply(chooser.choice(match.legal_codes()))
-    scores = list(match.scores)
+    scores = [match.scores[0] + match.hand.points[0], match.scores[1] + match.hand.points[1]]
     match.forfeit(loser, reason)  # type: ignore[arg-type]
     assert match.over and match.winner == 1 - loser and match.forfeit_reason == reason
     assert match.scores == scores and match.turn is None and match.legal_codes() == []
@@ -189,3 +189,30 @@ def test_a_move_out_of_turn_is_refused() -> None:
     other = 1 - (match.turn or 0)
     with pytest.raises(IllegalAction, match="turn"):
         match.apply(match.legal_codes()[0], player=other)
+
+
+def _scored_mid_hand(seed: int) -> Match:
+    """A match in its second hand or later where a placement of this hand has already scored."""
+    chooser = random.Random(seed)
+    match = Match(355, rng=random.Random(seed))
+    while len(match.hands) < 2 or match.hand.points == [0, 0]:
+        match.apply(chooser.choice(match.legal_codes()))
+    assert not match.over and not match.hand.over
+    return match
+
+
+@pytest.mark.parametrize("reason", ["resign", "timeout", "abandon"])
+@pytest.mark.parametrize("loser", [0, 1])
+def test_points_scored_in_the_hand_a_forfeit_ends_stay_on_the_score(
+    reason: str, loser: int
+) -> None:
+    match = _scored_mid_hand(5)
+    before = list(match.scores)
+    in_hand = list(match.hand.points)
+    match.forfeit(loser, reason)  # type: ignore[arg-type]
+    expected = [before[0] + in_hand[0], before[1] + in_hand[1]]
+    assert match.scores == expected
+    assert match.hands[-1].score_after == tuple(expected)
+    doc = write_record(match)
+    assert doc["score"] == expected and doc["hands"][-1]["score"] == expected
+    assert verify_record(doc).scores == expected

@@ -74,7 +74,7 @@ def test_the_views_of_a_seeded_match_are_unchanged() -> None:
     digest = hashlib.sha256()
     for view in views:
         digest.update(view.encode())
-    assert digest.hexdigest() == "a69c47ac77fadd87460831b631fc0366e5266c97f722d78d3707228fa99a7333"
+    assert digest.hexdigest() == "f92d80aead83f564f148ef3c1592234138d13e6d1f906c076973b446b697d287"
 
 
 def test_the_event_of_each_kind_of_move() -> None:

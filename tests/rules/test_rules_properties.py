@@ -218,9 +218,9 @@ def _tile_names(value: Any) -> set[str]:
         names.add(value)
     elif isinstance(value, dict):
         for key, item in value.items():
-            # Finished hands are revealed; the first hand's forced opening double is public by
-            # the rules (whoever opens must hold it and plays it at once).
-            if key not in ("previous", "forced_opening"):
+            # Finished hands are revealed, their final board with them; the first hand's forced
+            # opening double is public by the rules (whoever opens must hold it and plays it).
+            if key not in ("previous", "last_board", "forced_opening"):
                 names |= _tile_names(item)
     elif isinstance(value, list):
         for item in value:

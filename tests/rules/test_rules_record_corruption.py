@@ -757,3 +757,31 @@ def test_a_record_in_progress_without_the_next_deal_is_dealt_on_from_the_rng() -
     assert len(resumed.hands) == 2 and not resumed.over
     assert resumed.hands[1].opener == match.hands[1].opener
     assert resumed.hands[1].deal == shuffled_deal(random.Random(5))
+
+
+def _resigned_after_scoring() -> tuple[Doc, list[int]]:
+    """A real resignation in the middle of a later hand, after a placement of that hand scored;
+    also the score as it stood before that hand."""
+    chooser = random.Random(5)
+    match = Match(355, rng=random.Random(5))
+    while len(match.hands) < 2 or match.hand.points == [0, 0]:
+        match.apply(chooser.choice(match.legal_codes()))
+    before = list(match.scores)
+    match.forfeit(0, "resign")
+    assert match.scores != before
+    return write_record(match), before
+
+
+def test_a_forfeit_whose_score_drops_the_points_of_its_hand() -> None:
+    doc, before = _resigned_after_scoring()
+    verify_record(doc)
+    last = len(doc["hands"]) - 1
+    doc["hands"][-1]["score"] = list(before)
+    doc["score"] = list(before)
+    rejects(doc, f"hands[{last}].score", "the rules give")
+
+
+def test_a_forfeit_whose_final_score_alone_drops_the_points_of_its_hand() -> None:
+    doc, before = _resigned_after_scoring()
+    doc["score"] = list(before)
+    rejects(doc, "score", "the rules give")

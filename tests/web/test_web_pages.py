@@ -79,7 +79,7 @@ async def test_language_switch_sets_cookie_and_goes_back(server: ServerThread, l
         assert r.headers["location"] == "/healthz"
         assert r.cookies.get("kva_lang") == lang
         page = await http.get("/")
-        assert f'<html lang="{lang}">' in page.text
+        assert f'<html lang="{lang}" ' in page.text
         assert 'data-testid="lang-switcher"' in page.text
         for code in ("ka", "en", "ru", "tr"):
             assert f'data-lang="{code}"' in page.text
@@ -105,7 +105,7 @@ async def test_accept_language_picks_the_page_language(server: ServerThread) -> 
     async with httpx.AsyncClient(base_url=server.base_url,
                                  headers={"accept-language": "ru-RU,ru;q=0.9,en;q=0.5"}) as http:
         r = await http.get("/")
-        assert '<html lang="ru">' in r.text
+        assert '<html lang="ru" ' in r.text
 
 
 @pytest.mark.parametrize("form", [
@@ -230,7 +230,7 @@ async def test_every_page_renders_in_every_language(server: ServerThread, lang: 
         for path in ("/", f"/m/{match_id}", f"/m/{match_id}/replay", "/m/none"):
             r = await me.http.get(path)
             assert r.status_code in (200, 404)
-            assert f'<html lang="{lang}">' in r.text
+            assert f'<html lang="{lang}" ' in r.text
             assert 'id="kva-strings"' in r.text
 
 

@@ -96,8 +96,13 @@ def check_messages(sock: Socket, truths: list[Truth], record: dict[str, Any],
             assert {canon(t) for t in view["hand"]} == truth.hands[viewer], msg["version"]
         else:
             assert view["hand"] == [] and view["pending"] is None
-        leaked = set(tile_strings(view, skip=("previous",))) - known
+        leaked = set(tile_strings(view, skip=("previous", "last_board"))) - known
         assert not leaked, f"viewer {viewer} v{msg['version']} was sent {sorted(leaked)}"
+        # The last hand's final board: exactly the tiles placed in that hand, public since.
+        if view["last_board"] is not None:
+            ended = record["hands"][view["hand_number"] - 2]
+            placed = {canon(m["play"]) for m in ended["moves"] if "play" in m}
+            assert {canon(t) for t in tile_strings(view["last_board"])} == placed
         # Finished hands: exactly the tiles left in hand, which the end of a hand reveals.
         for summary in view["previous"]:
             expected = record["hands"][summary["number"] - 1]

@@ -1,6 +1,7 @@
 // Domino Coin: the balance in the header (registered players), and on a coin match's page
 // what the match did to my wallet once the match dialog opens ("+100" / "−100").
 import { byId } from "./dom.js";
+import { formatNumber } from "./i18n.js";
 
 async function getJSON(url) {
   const response = await fetch(url, { credentials: "same-origin", cache: "no-store" });
@@ -9,7 +10,7 @@ async function getJSON(url) {
 }
 
 function formatDelta(n) {
-  return (n > 0 ? "+" : n < 0 ? "−" : "±") + Math.abs(n).toLocaleString();
+  return (n > 0 ? "+" : n < 0 ? "−" : "±") + formatNumber(Math.abs(n));
 }
 
 const balance = byId("coin-balance");
@@ -17,7 +18,7 @@ async function refreshBalance() {
   if (!balance) return;
   try {
     const msg = await getJSON("/wallet/balance.json");
-    if (typeof msg.balance === "number") balance.textContent = msg.balance.toLocaleString();
+    if (typeof msg.balance === "number") balance.textContent = formatNumber(msg.balance);
   } catch (_err) { /* the header keeps its last figure */ }
 }
 refreshBalance();
@@ -26,7 +27,7 @@ const stakeBadge = byId("coin-stake");
 if (stakeBadge) {
   getJSON(`/wallet/match/${encodeURIComponent(stakeBadge.dataset.match)}.json`).then((msg) => {
     if (msg.stake > 0) {
-      stakeBadge.textContent = stakeBadge.dataset.label.replace("{stake}", msg.stake.toLocaleString());
+      stakeBadge.textContent = stakeBadge.dataset.label.replace("{stake}", formatNumber(msg.stake));
       stakeBadge.dataset.stake = String(msg.stake);
       stakeBadge.hidden = false;
     }

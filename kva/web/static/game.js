@@ -5,6 +5,9 @@ import { t } from "./i18n.js";
 import { drawBoard, tileSVG } from "./tiles.js";
 import { byId as $, h, setText, show } from "./dom.js";
 import { openSocket } from "./socket.js";
+import { play } from "./sound.js";
+import { yourTurn } from "./attention.js";
+import { motionAllowed, pref } from "./preferences.js";
 import { newClientSeed } from "./fair.js";
 import { syncClock } from "./clock.js";
 import { showCommitment, showFailure, verifyAndShow } from "./fairbadge.js";
@@ -23,6 +26,9 @@ let toastTimer = null;
 let openResult = null; // number of the finished hand whose result is on show
 let seedSentAt = -1; // the state version at which this page last sent its client seed
 let fairChecked = false; // the finished record was fetched and judged
+let wasMyTurn = false; // whether the last render was the player's turn (sound, title)
+let animatedLast = null; // the board tile that last slid in (each new tile animates once)
+const finalBoards = new Map(); // hand number -> the board that hand ended with (view.last_board)
 
 // ------------------------------------------------------------------ helpers
 function you() { return state ? state.you : null; }
@@ -64,8 +70,9 @@ function toast(text) {
 function setConnection(kind) {
   const c = $("connection");
   c.dataset.state = kind;
-  c.title = kind === "online" ? t("online") : t("reconnecting");
-  setText(c.querySelector(".conn-text"), kind === "online" ? t("online") : t("reconnecting"));
+  const text = t(kind === "online" || kind === "closed" ? kind : "reconnecting");
+  c.title = text;
+  setText(c.querySelector(".conn-text"), text);
 }
 
 /** A face-down tile. */
@@ -127,22 +134,48 @@ function render() {
     }
   }
   const targets = selected ? legal.get(selected).filter((e) => e) : [];
-  drawBoard($("board"), view.board, {
-    points, last, targets, onTarget: (end) => sendPlay(selected, end),
-  });
+  const asks = Object.fromEntries(view.board.ends.map((e) => [e.end, e.asks]));
+  const board = $("board");
+  // While a finished hand's result is on show, the board is the one that hand ended with.
+  const result = resultToShow(view);
+  const finalBoard = result ? finalBoards.get(result.number) : null;
+  if (finalBoard) {
+    drawBoard(board, finalBoard, {});
+    board.dataset.showing = "final";
+  } else {
+    drawBoard(board, view.board, {
+      points, last, targets, onTarget: (end) => sendPlay(selected, end),
+      targetLabel: (end) => t(`end_ask_${end}`, { n: asks[end] ?? "?" }),
+    });
+    board.dataset.showing = "current";
+  }
+  board.setAttribute("aria-label", boardDescription({ ...view, board: finalBoard || view.board }));
+  if (last !== animatedLast) {
+    const placed = board.querySelector(`.tile-svg.last`);
+    if (placed && animatedLast !== null && motionAllowed()) placed.classList.add("enter");
+    animatedLast = last;
+  }
   setText("ends-sum", view.board.ends_sum);
 
   // My hand.
   const hand = $("hand");
   hand.replaceChildren();
   const myTurn = view.turn === you() && !view.over && state.status === "active";
+  if (myTurn !== wasMyTurn) {
+    if (myTurn && view.legal.length > 1) play("turn");
+    yourTurn(myTurn, t("your_turn"));
+    wasMyTurn = myTurn;
+  }
   if (you() === null) {
     for (let i = 0; i < view.hand_counts[me]; i++) hand.appendChild(backTile());
   } else {
     for (const name of view.hand) {
       // data-testid is for the tests; the code finds a tile by data-tile.
+      const key = view.hand.indexOf(name) + 1;
       const btn = h("button", { type: "button", class: "tile", "data-testid": "tile",
-        "aria-label": name, dataset: { tile: name }, on: { click: () => onTile(name) } });
+        "aria-label": name, "aria-keyshortcuts": key <= 9 ? String(key) : null,
+        "aria-pressed": name === selected ? "true" : "false",
+        dataset: { tile: name }, on: { click: () => onTile(name) } });
       btn.classList.toggle("legal", legal.has(name));
       btn.classList.toggle("selected", name === selected);
       btn.classList.toggle("pending", name === view.pending);
@@ -176,7 +209,9 @@ function render() {
       const only = view.legal.length === 1 ? view.legal[0].type : null;
       if (only === "draw") status.textContent = t("drawing");
       else if (only === "pass") status.textContent = t("passing");
-      else if (selected) status.textContent = t("choose_end", { tile: selected });
+      else if (selected && legal.get(selected).every((e) => e === null)) {
+        status.textContent = t("confirm_tile", { tile: selected });
+      } else if (selected) status.textContent = t("choose_end", { tile: selected });
       else if (view.forced_opening) status.textContent = t("must_open", { tile: view.forced_opening });
       else status.textContent = t("choose_tile");
     } else if (you() === null) {
@@ -193,6 +228,31 @@ function render() {
 }
 
 function handResultKey(n) { return `kva:${matchId}:hand-result:${n}`; }
+
+/** The board in words, for screen readers: how many tiles, and what each open end asks. */
+function boardDescription(view) {
+  const lines = view.board.lines || {};
+  const count = Object.values(lines).reduce((n, line) => n + line.length, 0)
+    + (view.board.opening ? 1 : 0);
+  if (!view.board.ends.length) return t("board_empty_desc");
+  const ends = view.board.ends.map((e) => t(`end_ask_${e.end}`, { n: e.asks }));
+  return t("board_desc", { count, ends: ends.join("; "), sum: view.board.ends_sum });
+}
+
+/** Move the focus into a dialog that just opened (a keyboard or screen-reader player is
+ * taken to it), remembering where it was so closing the dialog can bring it back. */
+let focusBefore = null;
+function focusInto(target) {
+  if (!target || target.contains(document.activeElement)) return;
+  focusBefore = document.activeElement;
+  target.focus({ preventScroll: true });
+}
+function focusBack() {
+  const back = focusBefore && document.contains(focusBefore) ? focusBefore
+    : $("hand").querySelector(".tile.legal") || $("hand").querySelector(".tile");
+  focusBefore = null;
+  if (back) back.focus({ preventScroll: true });
+}
 
 /** The sentence that says how hand `summary` ended, with the verb agreeing with "you". */
 function handResultText(summary) {
@@ -244,16 +304,30 @@ function showHandResult(summary) {
   } else {
     setText("hr-next", "");
   }
+  const opening = panel.hidden;
+  if (opening) {
+    panel.classList.remove("folded");
+    $("hr-fold").setAttribute("aria-expanded", "true");
+    setText("hr-fold", t("see_board"));
+  }
   show(panel);
+  if (opening) focusInto($("hr-close"));
+}
+
+/** The finished hand whose result the page shows now, or null: the last one, until the player
+ * moves on (at the match's end it is part of the match dialog instead). */
+function resultToShow(view) {
+  const last = view.previous.length ? view.previous[view.previous.length - 1] : null;
+  const show = last && !view.over && last.end !== "forfeit"
+    && !sessionStorage.getItem(handResultKey(last.number))
+    && (openResult === last.number || view.moves.length === 0);
+  return show ? last : null;
 }
 
 function renderResults() {
   const view = state.view;
   const last = view.previous.length ? view.previous[view.previous.length - 1] : null;
-  // At the match's end the last hand's result is part of the match dialog (below).
-  const showHand = last && !view.over && last.end !== "forfeit"
-    && !sessionStorage.getItem(handResultKey(last.number))
-    && (openResult === last.number || view.moves.length === 0);
+  const showHand = resultToShow(view);
   if (showHand) {
     openResult = last.number;
     showHandResult(last);
@@ -286,7 +360,20 @@ function renderResults() {
   show(lastHand, played);
   if (panel.hidden && !panel.classList.contains("docked")) show("match-result-backdrop");
   setText("mr-score", t("final_score", { a: view.scores[me], b: view.scores[1 - me] }));
+  const opening = panel.hidden;
   show(panel);
+  if (opening) focusInto($("mr-title"));
+}
+
+/** The sound of `event`: a tile placed (and points), or a hand or the match won or lost. */
+function sound(event) {
+  if (!event) return;
+  const move = event.move || event;
+  if (event.kind === "match_end" && you() !== null) {
+    play(state.view.winner === you() ? "win" : "lose");
+  } else if (move.kind === "play" || move.kind === "open") {
+    play(move.points ? "score" : "place");
+  }
 }
 
 /** The toast for `event`: whole sentences for you and for the other player. */
@@ -318,20 +405,25 @@ function sendPlay(tile, end) {
   if (send({ type: "action", version: state.version, action })) {
     busy = true;
     selected = null;
+    // The tile leaves the hand at once; the server's state (a few ms later) redraws the hand.
+    const btn = $("hand").querySelector(`[data-tile="${tile}"]`);
+    if (btn) btn.classList.add("leaving");
   }
 }
 
-function dismissHandResult() {
+function dismissHandResult(refocus = true) {
   const last = state.view.previous[state.view.previous.length - 1];
   if (last) sessionStorage.setItem(handResultKey(last.number), "1");
   openResult = null;
   show("hand-result", false);
+  render(); // the current hand's board comes back in place of the finished one
+  if (refocus) focusBack();
 }
 
 function onTile(name) {
   if (!state || busy) return;
   // Playing on is the answer to the last hand's result: it makes way for the board.
-  if (!$("hand-result").hidden) dismissHandResult();
+  if (!$("hand-result").hidden) dismissHandResult(false);
   const view = state.view;
   const legal = legalByTile(view);
   const ends = legal.get(name);
@@ -340,13 +432,56 @@ function onTile(name) {
     if (btn) { btn.classList.remove("nope"); void btn.offsetWidth; btn.classList.add("nope"); }
     return;
   }
-  if (ends.length === 1) {
+  // One end: the tile goes there at once, unless the player asked to confirm each move (then
+  // the end is offered like any other, and a second tap or Enter plays it).
+  if (ends.length === 1 && pref("confirm") !== "on") {
     sendPlay(name, ends[0]);
+    return;
+  }
+  // An opening has no end to tap: confirming it is a second tap on the tile itself.
+  if (ends.length === 1 && ends[0] === null && selected === name) {
+    sendPlay(name, null);
     return;
   }
   selected = selected === name ? null : name;
   render();
+  if (selected) focusTarget(0);
 }
+
+/** Keyboard focus on the `i`-th offered end (wrapping around), so arrows pick and Enter plays. */
+function focusTarget(i) {
+  const targets = [...$("board").querySelectorAll(".end-target")];
+  if (!targets.length) return;
+  const n = ((i % targets.length) + targets.length) % targets.length;
+  targets[n].focus({ preventScroll: true });
+}
+
+// Keyboard play: a digit picks that tile of the hand (1 is the leftmost), the arrows move
+// between the ends it may go to, Enter plays, Escape puts it back.
+document.addEventListener("keydown", (e) => {
+  if (e.altKey || e.ctrlKey || e.metaKey || !state) return;
+  const field = e.target instanceof HTMLElement && e.target.closest("input, textarea, select");
+  if (field) return;
+  if (/^[1-9]$/.test(e.key)) {
+    const tiles = [...$("hand").querySelectorAll(".tile[data-tile]")];
+    const btn = tiles[Number(e.key) - 1];
+    if (!btn) return;
+    e.preventDefault();
+    btn.focus({ preventScroll: true });
+    onTile(btn.dataset.tile);
+  } else if (selected && ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"].includes(e.key)) {
+    e.preventDefault();
+    const targets = [...$("board").querySelectorAll(".end-target")];
+    const at = targets.indexOf(document.activeElement);
+    focusTarget(at + (e.key === "ArrowLeft" || e.key === "ArrowUp" ? -1 : 1));
+  } else if (e.key === "Escape" && selected) {
+    const tile = selected;
+    selected = null;
+    render();
+    const btn = $("hand").querySelector(`[data-tile="${tile}"]`);
+    if (btn) btn.focus({ preventScroll: true });
+  }
+});
 
 // ------------------------------------------------------------------ fair deals
 // kva-fair/1 (docs/fairness.md): keep the commitment this page saw first and the seed it sent
@@ -409,9 +544,11 @@ function onState(msg) {
   const event = msg.event;
   state = msg;
   busy = false;
+  if (msg.view.last_board) finalBoards.set(msg.view.hand_number - 1, msg.view.last_board);
   if (event && (event.kind === "hand_end" || event.kind === "match_end")) openResult = event.hand;
   noteState(msg);
   announce(event);
+  sound(event);
   render();
   syncClock(msg);
   onFair(msg);
@@ -425,10 +562,18 @@ function onError(msg) {
   render();
 }
 
-$("hr-close").addEventListener("click", dismissHandResult);
+$("hr-close").addEventListener("click", () => dismissHandResult());
+// "See the board" folds the hand's result to its title and buttons, and opens it again.
+$("hr-fold").addEventListener("click", () => {
+  const panel = $("hand-result");
+  const folded = panel.classList.toggle("folded");
+  $("hr-fold").setAttribute("aria-expanded", folded ? "false" : "true");
+  setText("hr-fold", folded ? t("show_result") : t("see_board"));
+});
 $("mr-close").addEventListener("click", () => {
   $("match-result").classList.add("docked");
   show("match-result-backdrop", false);
+  focusBack();
 });
 const resignBtn = $("resign");
 if (resignBtn) {
@@ -445,6 +590,17 @@ if (copy) {
     toast(t("copied"));
   });
 }
+// The phone's own share sheet for the friend's link, where the browser has one.
+const share = $("share-native");
+if (share && navigator.share) {
+  share.hidden = false;
+  share.addEventListener("click", async () => {
+    try {
+      await navigator.share({ title: document.title, text: t("share_text"),
+        url: $("share-link").value });
+    } catch { /* closed without sharing */ }
+  });
+}
 
 initCommunity({ send, nameOf, you, toast, getState: () => state });
 setConnection("reconnecting");
@@ -452,9 +608,12 @@ socket = openSocket(`/ws/m/${encodeURIComponent(matchId)}`, {
   hello: () => ({ type: "hello", version: state ? state.version : 0 }),
   resyncOnVisible: true,
   maxDelay: 5000,
+  // 4409: a newer page of this player took this one's place (the server said `replaced`);
+  // reconnecting would only take the place back, page after page.
+  reconnect: (e) => e.code !== 4409,
   onState: (kind) => {
     if (kind !== "online") busy = false;
-    setConnection(kind === "online" ? "online" : "reconnecting");
+    setConnection(kind);
   },
   on: {
     state: onState,

@@ -135,6 +135,18 @@ async function openStep(n) {
   root.dataset.step = String(n);
   markToc(n);
   render();
+  bringIntoView($("learn-step"), $("learn-title"));
+}
+
+// On a phone the table of contents stands above the step: a step that opens below the fold is
+// scrolled to, and its title takes the focus (a screen reader starts reading there).
+function bringIntoView(section, heading) {
+  const top = section.getBoundingClientRect().top;
+  if (top < 0 || top > window.innerHeight * 0.25) {
+    const still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    section.scrollIntoView({ block: "start", behavior: still ? "auto" : "smooth" });
+  }
+  heading.focus({ preventScroll: true });
 }
 
 function route() {
@@ -144,6 +156,7 @@ function route() {
     show("learn-done", true);
     root.dataset.step = "done";
     markToc(0);
+    bringIntoView($("learn-done"), $("learn-done").querySelector("h1"));
     return;
   }
   let n = m ? Number(m[1]) : 0;

@@ -2,6 +2,7 @@
 // already cut for this viewer, at once and after every change).
 import { byId, h, show } from "./dom.js";
 import { openSocket } from "./socket.js";
+import { formatNumber } from "./i18n.js";
 
 const list = byId("lobby-list");
 const empty = byId("lobby-empty");
@@ -35,7 +36,7 @@ function row(t) {
       h("span", { class: "lt-clock", "data-testid": "lobby-clock", dataset: { clock: t.clock || "none" },
                   text: S.clocks[t.clock || "none"] || S.clocks.none }),
       ...(t.stake ? [" ", h("span", { class: "lt-stake", "data-testid": "lobby-stake", dataset: { stake: String(t.stake) },
-                                      text: S.coins.replace("{coins}", t.stake.toLocaleString()) })] : [])),
+                                      text: S.coins.replace("{coins}", formatNumber(t.stake)) })] : [])),
     h("span", { class: "lt-act" }, action(t)));
 }
 

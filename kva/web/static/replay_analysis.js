@@ -1,7 +1,7 @@
 // Post-game analysis on the replay page: ask for it, show its progress, then the summary per
 // player, the list of marked moves (each a link to its position) and, on a marked move's
 // position, the mark and the best move drawn on the board.
-import { t } from "./i18n.js";
+import { formatNumber, t } from "./i18n.js";
 import { byId as $, h, setText, show } from "./dom.js";
 import { drawBoard } from "./tiles.js";
 
@@ -29,8 +29,21 @@ function actionText(a) {
   return a.end ? fmt("play", { tile: a.tile, end: t(`end_${a.end}`) }) : a.tile;
 }
 
+// Points to one decimal; a match-win chance in whole percentage points (the search's own
+// noise is larger than a tenth of a point, so more digits would be false precision).
+const pointsText = (n) => fmt("points", { n: formatNumber(Math.round(n * 10) / 10) });
+const winText = (n) => fmt("win", { n: formatNumber(Math.round(n)) });
+
 function lossText(d) {
-  return d.unit === "points" ? fmt("points", { n: d.loss }) : fmt("win", { n: d.loss });
+  return d.unit === "points" ? pointsText(d.loss) : winText(d.loss);
+}
+
+// A player's average loss: in points far from the target, in win chance near it, or both.
+function averageLossText(s) {
+  const parts = [];
+  if (s.points_lost_per_decision > 0) parts.push(pointsText(s.points_lost_per_decision));
+  if (s.win_lost_per_decision > 0) parts.push(winText(s.win_lost_per_decision));
+  return parts.length ? parts.join(" · ") : pointsText(0);
 }
 
 function playerName(p) {
@@ -59,13 +72,17 @@ function render(analysis) {
   box.dataset.state = "done";
   show("analyse", false);
   show("analysis-progress", false);
-  const body = $("analysis-summary").querySelector("tbody");
+  const table = $("analysis-summary");
+  const body = table.querySelector("tbody");
+  // Each cell carries its column's name: on a phone the table is one block per player.
+  const labels = [...table.querySelectorAll("thead th")].map((th) => th.textContent);
+  const cell = (i, text) => h("td", { text, dataset: { label: labels[i] } });
   body.replaceChildren();
   for (const s of analysis.summary) {
     body.appendChild(h("tr", { dataset: { player: String(s.player) } },
-      h("th", { text: playerName(s.player) }), h("td", { text: `${s.accuracy}%` }),
-      h("td", { text: String(s.points_lost_per_decision) }), h("td", { text: String(s.inaccuracy) }),
-      h("td", { text: String(s.mistake) }), h("td", { text: String(s.blunder) })));
+      h("th", { text: playerName(s.player), scope: "row" }), cell(1, `${s.accuracy}%`),
+      cell(2, averageLossText(s)), cell(3, String(s.inaccuracy)),
+      cell(4, String(s.mistake)), cell(5, String(s.blunder))));
   }
   show("analysis-summary", true);
   const list = $("analysis-marks");
@@ -82,7 +99,56 @@ function render(analysis) {
     })));
   }
   if (!marked.length) list.appendChild(h("li", { text: S.none }));
+  renderGraph(analysis.decisions);
   showCurrent(Number($("replay").dataset.position || 0));
+}
+
+// The match's win-chance graph: the first player's chance after each analysed decision, 100%
+// at the top; the hands divided by faint lines; a marked move is a dot to tap.
+const SVG = "http://www.w3.org/2000/svg";
+function svg(name, attrs, parent) {
+  const node = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function renderGraph(decisions) {
+  const points = decisions.filter((d) => typeof d.chance === "number");
+  const figure = $("win-graph");
+  if (points.length < 2) { show(figure, false); return; }
+  const chart = $("win-graph-svg");
+  chart.replaceChildren();
+  show(figure, true);
+  // The drawing's width is the element's own, so a dot stays round at any width.
+  const W = Math.max(200, Math.round(chart.clientWidth || 600)); const H = 140; const pad = 6;
+  chart.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  const x = (i) => pad + (i * (W - 2 * pad)) / (points.length - 1);
+  const y = (c) => pad + ((100 - c) * (H - 2 * pad)) / 100;
+  svg("line", { x1: 0, x2: W, y1: y(50), y2: y(50), class: "wg-mid" }, chart);
+  points.forEach((d, i) => {
+    if (i > 0 && d.hand !== points[i - 1].hand) {
+      const at = (x(i - 1) + x(i)) / 2;
+      svg("line", { x1: at, x2: at, y1: 0, y2: H, class: "wg-hand" }, chart);
+    }
+  });
+  const line = points.map((d, i) => `${x(i).toFixed(1)},${y(d.chance).toFixed(1)}`).join(" ");
+  svg("polygon", { points: `${x(0)},${y(50)} ${line} ${x(points.length - 1)},${y(50)}`,
+    class: "wg-area" }, chart);
+  svg("polyline", { points: line, class: "wg-line" }, chart);
+  const first = playerName(0);
+  points.forEach((d, i) => {
+    if (!d.mark) return;
+    const step = stepOf[`${d.hand}:${d.move}`];
+    const dot = svg("circle", { cx: x(i), cy: y(d.chance), r: 5, tabindex: 0, role: "button",
+      class: `wg-dot mark-${d.mark}`, "data-step": step,
+      "aria-label": fmt("graph_point", { hand: d.hand, move: d.move + 1, chance: d.chance,
+        name: first }) }, chart);
+    const go = () => document.dispatchEvent(new CustomEvent("kva:replay-go", { detail: step }));
+    dot.addEventListener("click", go);
+    dot.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") go(); });
+  });
+  setText("win-graph-caption", fmt("graph", { top: first, bottom: playerName(1) }));
 }
 
 async function poll() {

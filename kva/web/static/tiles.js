@@ -151,7 +151,8 @@ export function layoutBoard(board, limit = 0) {
 
 /**
  * Draw `board` into `svg`. `options`: points (tile name -> points scored), last (tile name),
- * targets (ends to offer as clickable slots), onTarget(end), emptyText.
+ * targets (ends to offer as clickable slots), onTarget(end), targetLabel(end) (a target's
+ * accessible name), emptyText.
  */
 export function drawBoard(svg, board, options = {}) {
   while (svg.firstChild) svg.removeChild(svg.firstChild);
@@ -216,6 +217,8 @@ export function drawBoard(svg, board, options = {}) {
     grow(s.x, s.y, w, h);
     const g = el("g", { class: "end-target", "data-testid": "end-target", "data-end": end,
       role: "button", tabindex: "0" }, layer);
+    // "+" alone says nothing to a screen reader: the end is named by side and number.
+    if (options.targetLabel) g.setAttribute("aria-label", options.targetLabel(end));
     el("rect", { x: (s.x + GAP) * U, y: (s.y + GAP) * U, width: (w - 2 * GAP) * U,
       height: (h - 2 * GAP) * U, rx: U * 0.14 }, g);
     const label = el("text", { x: (s.x + w / 2) * U, y: (s.y + h / 2 + 0.14) * U,

@@ -1,4 +1,4 @@
-"""Ratings history and rematch offers (issue 5: the community around the table).
+"""Ratings history and rematch offers: the community around the table.
 
 ``rating_history`` keeps one row per player per rated match (the rating and RD before and
 after), which the profile graph draws and which makes rating a match twice impossible

@@ -1,4 +1,4 @@
-"""Hardening (issue 8): the client address of each session, nickname keys as skeletons.
+"""Hardening: the client address of each session, nickname keys as skeletons.
 
 * ``sessions.address``: the client address a session was opened from (nullable: older
   sessions have none), so a rated match between two accounts on one address can be logged.

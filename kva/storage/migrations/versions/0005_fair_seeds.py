@@ -1,4 +1,4 @@
-"""Provably fair deals (issue 11): ``match_fair`` holds each match's kva-fair/1 inputs, the
+"""Provably fair deals: ``match_fair`` holds each match's kva-fair/1 inputs, the
 secret server seed and the two client seeds with who chose them, so a restarted server resumes
 with the same seed and commitment.
 

@@ -1,4 +1,5 @@
-"""The journal of matches in progress: one appended row per committed change (issue 14).
+"""The journal of matches in progress: one appended row per committed change, so an
+action writes a few dozen bytes instead of the whole record.
 
 * ``match_actions(match_id, seq, change)``, primary key (``match_id``, ``seq``): each change
   of a match in progress as compact JSON (:mod:`kva.storage.journal`); ``seq`` is the version

@@ -1,4 +1,4 @@
-"""Domino Coin (issue 9): the double-entry ledger (``coin_accounts``, ``coin_entries``, see
+"""Domino Coin: the double-entry ledger (``coin_accounts``, ``coin_entries``, see
 :mod:`kva.storage.ledger` and docs/coins.md), the issuing account, and ``matches.stake``: the
 coins each player puts into a match (0: not a coin match).
 

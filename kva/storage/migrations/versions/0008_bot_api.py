@@ -1,4 +1,4 @@
-"""Bot API (issue 12): ``bot_accounts``, ``api_tokens`` (hashed) and ``challenges`` (see
+"""Bot API: ``bot_accounts``, ``api_tokens`` (hashed) and ``challenges`` (see
 :mod:`kva.storage.botapi` and docs/bot-api.md).
 
 Revision ID: 0008_bot_api

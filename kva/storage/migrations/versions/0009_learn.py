@@ -1,4 +1,4 @@
-"""Learning (issue 10): ``learn_progress`` (a registered player's lesson steps done) and
+"""Learning: ``learn_progress`` (a registered player's lesson steps done) and
 ``match_analyses`` (a finished match's stored analysis); see :mod:`kva.storage.learn`.
 
 Revision ID: 0009_learn

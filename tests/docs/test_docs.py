@@ -1,0 +1,61 @@
+"""The docs are a reference: they describe the system as it is, and their links lead somewhere."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# The grep the docs are held to, with two readings of "session" left out: the code's
+# `with session` / `both sessions` (an ordinal's "th" matched by `[a-z]+th`) and nothing else.
+WORK_PERIOD = re.compile(
+    r"session [0-9]|\b(?!with\b|both\b)(first|second|third|[a-z]+th) session"
+    r"|this session|next session",
+    re.IGNORECASE,
+)
+ISSUE_NUMBER = re.compile(r"\bissues? [0-9]+", re.IGNORECASE)
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def _texts() -> Iterator[Path]:
+    yield ROOT / "README.md"
+    yield ROOT / "CHANGELOG.md"
+    yield from sorted((ROOT / "docs").rglob("*.md"))
+    yield from sorted((ROOT / "kva").rglob("*.py"))
+
+
+def _hits(pattern: re.Pattern[str]) -> list[str]:
+    hits = []
+    for path in _texts():
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if pattern.search(line):
+                hits.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    return hits
+
+
+def test_no_document_or_comment_speaks_of_work_periods() -> None:
+    assert _hits(WORK_PERIOD) == []
+
+
+def test_no_document_or_comment_cites_an_issue_number_instead_of_a_reason() -> None:
+    assert _hits(ISSUE_NUMBER) == []
+
+
+def test_every_relative_link_in_the_readme_and_docs_leads_to_a_file_that_exists() -> None:
+    broken = []
+    for path in [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for target in LINK.findall(path.read_text(encoding="utf-8")):
+            if re.match(r"[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+                continue  # a URL or an anchor on the same page
+            file = target.split("#", 1)[0]
+            if not (path.parent / file).exists():
+                broken.append(f"{path.relative_to(ROOT)}: {target}")
+    assert broken == []
+
+
+def test_the_readme_says_how_to_play_stop_reset_and_open_the_server_to_a_phone() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for needed in ("/learn", "docs/rules.md", "Ctrl-C", "./var", "--host 0.0.0.0"):
+        assert needed in readme, needed
