@@ -31,6 +31,7 @@ from kva.rules import BadSettings, MatchSettings
 from kva.service.accounts import REGISTERED, find_registered
 from kva.service.broker import Broker
 from kva.service.play import LiveMatch, PlayService
+from kva.service.play.commit import end_reason
 from kva.storage.botapi import ApiToken, BotAccount, Challenge
 from kva.storage.models import MatchRow, User, utcnow
 
@@ -471,7 +472,7 @@ class Challenges:
                 continue
             event = {"type": "match_over", "match": {
                 "id": live.id, "seat": seat, "winner": match.winner,
-                "reason": match.forfeit_reason or "points",
+                "reason": end_reason(live),
                 "score": list(match.scores)}}
             self._play_task(who.user_id, event)
 

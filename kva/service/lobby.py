@@ -28,6 +28,7 @@ from kva.service.broker import Broker
 from kva.service.errors import NotFound
 from kva.service.messages import LobbyTable
 from kva.service.play import PlayService
+from kva.service.play.clock import NO_CLOCK, clock_preset
 from kva.storage.models import MatchRow, TableRow, User
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,8 @@ class OpenTable:
     created_at: str
     #: Domino Coin per player (0: no stake); guests may not join a coin table.
     stake: int = 0
+    #: The clock preset (``none``: no clock; docs/rules.md, "Time control").
+    clock: str = NO_CLOCK
 
     def for_viewer(self, user_id: int | None, registered: bool) -> LobbyTable:
         """This line for one viewer: public facts, whether it is theirs, whether they may join.
@@ -72,7 +75,7 @@ class OpenTable:
         return {"id": self.id, "creator": self.creator, "rating": self.rating,
                 "provisional": self.provisional, "target": self.target, "bazaar": self.bazaar,
                 "rated": self.rated, "created_at": self.created_at, "mine": mine,
-                "stake": self.stake,
+                "stake": self.stake, "clock": self.clock,
                 "can_join": not mine and (registered or not (self.rated or self.stake))}
 
 
@@ -106,6 +109,7 @@ class Lobby:
                 rating=round(user.rating), provisional=user.rating_deviation > PROVISIONAL_RD,
                 target=match.target, bazaar=match.bazaar, rated=match.rated,
                 created_at=match.created_at.isoformat(), stake=match.stake,
+                clock=clock_preset(match.record),
             )
             for match, user in found
         ]

@@ -23,6 +23,8 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from kva.service.play.clock import DEFAULT_CLOCK
+
 #: Rating range a player accepts at first (± points).
 RANGE_START = 100.0
 #: How much the range grows at each step (± points).
@@ -47,10 +49,12 @@ class Seeker:
     since: float
     #: Domino Coin per player (0: none): only seekers of the same stake are paired.
     stake: int = 0
+    #: The clock preset (docs/rules.md, "Time control"): only seekers of the same are paired.
+    clock: str = DEFAULT_CLOCK
 
-    def settings(self) -> tuple[int, str, bool, int]:
+    def settings(self) -> tuple[int, str, bool, int, str]:
         """What must be equal for two seekers to be paired."""
-        return (self.target, self.bazaar, self.rated, self.stake)
+        return (self.target, self.bazaar, self.rated, self.stake, self.clock)
 
 
 def waited(seeker: Seeker, now: float) -> float:

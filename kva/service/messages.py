@@ -186,6 +186,8 @@ class LobbyTable(TypedDict):
     can_join: bool
     #: Domino Coin per player (0: none).
     stake: int
+    #: The clock preset (``none``: no clock).
+    clock: str
 
 
 class LobbyMessage(TypedDict):

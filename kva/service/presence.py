@@ -1,6 +1,8 @@
 """Leaving a match: who is connected, the grace period of a player who disconnects, the win the
 opponent may then claim (forfeit ``abandon``), and the loss by timeout of a player who never
-moves (forfeit ``timeout``). The rules are on the help page and in docs/community.md.
+moves in a match stored before clocks (forfeit ``timeout``; every newer match times it with
+its clock, :mod:`kva.service.play.clock`). The rules are on the help page and in
+docs/community.md.
 
 Presence is counted per process (open WebSockets per match and seat) and shared through the
 broker: every change is published on the match's topic as ``{"presence": {...}, "broadcast":
@@ -264,9 +266,9 @@ class Presence:
             self.match_over(live.id)
         current = self._clocks.get(live.id)
         seat = match.turn
-        due = (
-            live.status == "active" and not match.over and seat is not None
-            and live.seats[seat].bot is None and not has_moved(live, seat)
+        due = (  # a match with a clock (every newer match) times its turns itself
+            live.clock is None and live.status == "active" and not match.over
+            and seat is not None and live.seats[seat].bot is None and not has_moved(live, seat)
         )
         if current is not None:
             version, task = current

@@ -29,6 +29,7 @@ from kva.service import coins
 from kva.service.broker import Broker
 from kva.service.matchmaking import Seeker, offer_bot, pair, rating_range, waited
 from kva.service.play import PlayService
+from kva.service.play.clock import DEFAULT_CLOCK, PRESETS
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,22 @@ def stake_argument(stake: int) -> dict[str, Any]:
     """``create_match``'s stake argument: none without a stake (so a service without coins, as
     in the tests, is called as before)."""
     return {"stake": stake} if stake else {}
+
+
+def clock_argument(clock: str) -> dict[str, Any]:
+    """``create_match``'s clock argument: none for the default clock (which ``create_match``
+    gives a quick game anyway), as :func:`stake_argument`."""
+    return {} if clock == DEFAULT_CLOCK else {"clock": clock}
+
+
+def quick_clock(clock: object) -> str:
+    """A quick game's clock preset (empty: the default); QuickGameError ``bad_clock`` for one
+    that is not a clock (a quick game always has one)."""
+    if clock is None or clock == "":
+        return DEFAULT_CLOCK
+    if clock not in PRESETS:
+        raise QuickGameError("bad_clock", f"a quick game's clock is one of {', '.join(PRESETS)}")
+    return str(clock)
 
 
 class QuickGameError(ValueError):
@@ -105,14 +122,18 @@ class QuickGame:
             raise QuickGameError("rated_only", "rated games are for registered players")
 
     async def join(self, user_id: int, nickname: str, rating: float, target: int, bazaar: str,
-                   rated: bool, registered: bool, stake: int | str = 0) -> Search:
-        """Start a search (replacing this player's previous one); pairs at once if possible."""
+                   rated: bool, registered: bool, stake: int | str = 0,
+                   clock: str | None = None) -> Search:
+        """Start a search (replacing this player's previous one); pairs at once if possible
+        (only with a search of the same settings, ``clock`` included: its preset, or the
+        default)."""
         self.check(target, bazaar, rated, registered, stake)
         stake = coins.check_stake(stake)
+        preset = quick_clock(clock)
         if self._stopped:
             raise QuickGameError("stopped", "the server is stopping")
         search = Search(Seeker(user_id, float(rating), target, bazaar, rated, self._clock(),
-                               stake), nickname)
+                               stake, preset), nickname)
         previous = self._searches.get(user_id)
         if previous is not None and not previous.result.done():
             previous.result.set_exception(QuickGameError("replaced", "searching elsewhere"))
@@ -172,6 +193,7 @@ class QuickGame:
                 s.user_id, a.nickname, "player", s.target, s.bazaar, rated=s.rated,
                 opponent_user=(b.seeker.user_id, b.nickname),
                 **stake_argument(s.stake),  # Domino Coin per player
+                **clock_argument(s.clock),
             )
         except Exception as exc:
             if isinstance(exc, coins.CoinError):  # a player cannot cover the stake any more

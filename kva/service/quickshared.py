@@ -41,7 +41,16 @@ from kva.service import coins
 from kva.service.broker import Broker, Subscription
 from kva.service.matchmaking import Seeker, pair
 from kva.service.play import PlayService
-from kva.service.quickgame import TICK, QuickGame, QuickGameError, Search, stake_argument
+from kva.service.play.clock import DEFAULT_CLOCK
+from kva.service.quickgame import (
+    TICK,
+    QuickGame,
+    QuickGameError,
+    Search,
+    clock_argument,
+    quick_clock,
+    stake_argument,
+)
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +156,7 @@ class Entry:
         return json.dumps({"id": self.id, "origin": self.origin, "nickname": self.nickname,
                            "user_id": s.user_id, "rating": s.rating, "target": s.target,
                            "bazaar": s.bazaar, "rated": s.rated, "since": s.since,
-                           "stake": s.stake},
+                           "stake": s.stake, "clock": s.clock},
                           ensure_ascii=False)
 
     @classmethod
@@ -156,7 +165,7 @@ class Entry:
         d = json.loads(raw)
         seeker = Seeker(int(d["user_id"]), float(d["rating"]), int(d["target"]),
                         str(d["bazaar"]), bool(d["rated"]), float(d["since"]),
-                        int(d.get("stake") or 0))
+                        int(d.get("stake") or 0), str(d.get("clock") or DEFAULT_CLOCK))
         return cls(str(d["id"]), str(d["origin"]), str(d["nickname"]), seeker)
 
 
@@ -193,16 +202,18 @@ class RedisQuickGame(QuickGame):
 
     # ------------------------------------------------------------------ the interface
     async def join(self, user_id: int, nickname: str, rating: float, target: int, bazaar: str,
-                   rated: bool, registered: bool, stake: int | str = 0) -> Search:
+                   rated: bool, registered: bool, stake: int | str = 0,
+                   clock: str | None = None) -> Search:
         """Start a search (replacing this player's previous one, on any process); pairs at
         once if possible."""
         self.check(target, bazaar, rated, registered, stake)
         stake = coins.check_stake(stake)
+        preset = quick_clock(clock)
         if self._stopped:
             raise QuickGameError("stopped", "the server is stopping")
         await self._listen()
         search = Search(Seeker(user_id, float(rating), target, bazaar, rated, self._clock(),
-                               stake), nickname)
+                               stake, preset), nickname)
         previous = self._searches.get(user_id)
         if previous is not None:
             self._fail(previous, QuickGameError("replaced", "searching elsewhere"))
@@ -358,6 +369,7 @@ class RedisQuickGame(QuickGame):
                 s.user_id, a.nickname, "player", s.target, s.bazaar, rated=s.rated,
                 opponent_user=(b.seeker.user_id, b.nickname),
                 **stake_argument(s.stake),  # Domino Coin per player
+                **clock_argument(s.clock),
             )
             outcome: dict[str, Any] = {"match_id": match_id}
         except Exception:

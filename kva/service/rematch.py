@@ -22,6 +22,7 @@ from kva.service.broker import Broker
 from kva.service.errors import NotFound, PlayError
 from kva.service.messages import RematchMessage, RematchState
 from kva.service.play import PlayService, Seat, topic
+from kva.service.play.clock import DEFAULT_CLOCK, NO_CLOCK
 from kva.storage import repo
 from kva.storage.community import Rematch
 from kva.storage.models import MatchRow, User, utcnow
@@ -155,8 +156,12 @@ class RematchService:
             Seat(row.seat0_user_id, _nick(users, row.seat0_user_id), row.seat0_bot),
             Seat(row.seat1_user_id, _nick(users, row.seat1_user_id), row.seat1_bot),
         ]
+        # the same clock; a match from before clocks gets one if it was rated or for coins
+        clock = ((row.record.get("meta") or {}).get("clock") or {}).get(
+            "preset", DEFAULT_CLOCK if row.rated or row.stake else NO_CLOCK)
         new_row = self._play.prepare_match([old[1], old[0]], row.target, row.bazaar,
-                                           rated=row.rated, private=row.private)
+                                           rated=row.rated, private=row.private,
+                                           clock=str(clock))
         try:
             async with self._sessions() as session, session.begin():
                 session.add(new_row)

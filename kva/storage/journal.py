@@ -9,7 +9,10 @@ compact JSON:
 * ``m``: the move, exactly as the record writes it (:func:`kva.rules.moves.move_to_record`);
 * ``r`` and ``s``: when the change ended a hand (a move, or a forfeit, which has no ``m``), the
   hand's ``result`` and ``score`` as the record writes them;
-* ``h``: when a new hand was dealt, its ``opener`` and ``deal``.
+* ``h``: when a new hand was dealt, its ``opener`` and ``deal``;
+* ``c``: in a match with a clock, its state after the change (``left``, ``seat``,
+  ``deadline``: :meth:`kva.service.play.clock.Clock.state`), which replaces those keys of
+  the record's ``meta.clock``.
 
 :func:`assemble` applies rows to a checkpoint and gives the record as
 :func:`kva.rules.write_record` would have written it at that version (a test plays whole
@@ -68,4 +71,7 @@ def assemble(checkpoint: dict[str, Any], changes: Iterable[str]) -> dict[str, An
             record["score"] = list(change["s"])
         if "h" in change:
             hands.append({**change["h"], "moves": []})
+        clock = (record.get("meta") or {}).get("clock")
+        if isinstance(change.get("c"), dict) and isinstance(clock, dict):
+            clock.update(change["c"])
     return record

@@ -53,7 +53,10 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
         executor = bot_executor if bot_executor is not None else make_executor()
         service = PlayService(sessions, broker, forced_delay=settings.forced_delay,
                               bot_delay=settings.bot_delay, bot_executor=executor,
-                              seed_wait=settings.seed_wait, new_match_id=settings.match_ids())
+                              seed_wait=settings.seed_wait, new_match_id=settings.match_ids(),
+                              clock_presets={name: (move, reserve) for name, move, reserve
+                                             in settings.clock_presets},
+                              first_move_timeout=settings.first_move_timeout)
         presence = Presence(broker, service, grace=settings.disconnect_grace,
                             first_move_timeout=settings.first_move_timeout,
                             store=make_presence_store(settings.broker_url))

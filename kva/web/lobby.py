@@ -23,7 +23,7 @@ from kva.service.accounts import is_registered
 from kva.service.coins import CoinError
 from kva.service.lobby import TOPIC, Lobby, LobbyError, view_for
 from kva.service.messages import error
-from kva.service.quickgame import QuickGame, QuickGameError, Search
+from kva.service.quickgame import QuickGame, QuickGameError, Search, quick_clock
 from kva.service.sessions import COOKIE
 from kva.storage.models import User
 from kva.web.identity import ensure_user, session_of
@@ -134,17 +134,20 @@ async def quick(request: Request) -> Response:
     try:
         target, bazaar, rated = quick_settings(request.query_params)
         QuickGame.check(target, bazaar, rated, is_registered(user))
+        clock = quick_clock(request.query_params.get("clock"))
     except QuickGameError as exc:
         if exc.code == "rated_only":
             raise _fail(request, 403, _("Rated games are for registered players. Create an "
                                         "account to play rated.")) from None
+        if exc.code == "bad_clock":
+            raise _fail(request, 400, _("Choose a clock.")) from None
         raise _fail(request, 400, _("Choose a target of 75, 175, 255 or 355 points.")) from None
     except ValueError:
         raise _fail(request, 400, _("Choose a target of 75, 175, 255 or 355 points.")) from None
     await ensure_user(request)  # the search's socket needs a session
     stake = await quick_stake(request)  # Domino Coin: on the list, registered, covered now
     return render(request, "quick.html", {"target": target, "bazaar": bazaar, "rated": rated,
-                                          "stake": stake})
+                                          "stake": stake, "clock": clock})
 
 
 # ---------------------------------------------------------------------- WebSockets
@@ -254,7 +257,8 @@ async def quick_socket(ws: WebSocket) -> None:
         try:
             search = await quick.join(user.id, user.nickname, user.rating, target, bazaar,
                                       rated, is_registered(user),
-                                      stake=ws.query_params.get("stake") or 0)
+                                      stake=ws.query_params.get("stake") or 0,
+                                      clock=ws.query_params.get("clock"))
         except QuickGameError as exc:
             await channel.send(error(exc.code))
             await channel.close(4400)

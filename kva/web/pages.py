@@ -17,6 +17,7 @@ from kva.service.accounts import is_registered
 from kva.service.bots import LEVELS
 from kva.service.passwords import PasswordsBusy
 from kva.service.play import MatchInfo
+from kva.service.play.clock import CLOCK_CHOICES, NO_CLOCK
 from kva.service.ratelimit import AuthRateLimiter, Refusal
 from kva.storage.models import MatchRow, TableRow
 from kva.web.identity import ensure_user
@@ -88,6 +89,7 @@ async def new_match(
     password: str = Form(""),
     rated: str = Form(""),
     stake: str = Form(""),
+    clock: str = Form(""),
 ) -> Response:
     """Create a match from the home form and go to its page."""
     _ = translator(request)
@@ -113,6 +115,10 @@ async def new_match(
         raise _fail(request, 403, _("Rated games are for registered players. Create an "
                                     "account to play rated."))
     coin_stake = form_stake(request, stake, opponent, user)  # Domino Coin (0: none)
+    if clock and clock not in CLOCK_CHOICES:
+        raise _fail(request, 400, _("Choose a clock."))
+    if clock == NO_CLOCK and (want_rated or coin_stake):
+        raise _fail(request, 400, _("Rated and coin matches are always played with a clock."))
     if opponent in ("friend", "open"):  # tables wait for someone: limited per client
         refusal = await _limiter(request).check_table_create(client_key(request))
         if refusal is not None:
@@ -128,7 +134,7 @@ async def new_match(
         match_id, _token = await _service(request).create_match(
             user.id, user.nickname, opponent, settings.target, settings.bazaar,
             password if opponent == "friend" and password else None, rated=want_rated,
-            stake=coin_stake,
+            stake=coin_stake, clock=clock or None,
         )
     except PasswordsBusy:
         return busy_page(request)

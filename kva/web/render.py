@@ -14,6 +14,7 @@ from markupsafe import Markup
 
 from kva.i18n import jinja_env
 from kva.service import preferences
+from kva.service.play.clock import PRESETS
 
 TEMPLATES = Path(__file__).with_name("templates")
 _LOADER = jinja2.FileSystemLoader(str(TEMPLATES))
@@ -26,6 +27,7 @@ def render(request: Request, name: str, context: dict[str, Any] | None = None,
     env = jinja_env(locale, _LOADER)
     if "js_strings" not in env.globals:
         env.globals["js_strings"] = _js_strings(env)
+        env.globals["clock_presets"] = PRESETS  # the clock field's times, unless the app's
     user = getattr(request.state, "user", None)
     ctx = {
         "request": request,
@@ -35,6 +37,9 @@ def render(request: Request, name: str, context: dict[str, Any] | None = None,
                           if user is not None and user.kind == "registered" else None),
         "here": request.url.path + (f"?{request.url.query}" if request.url.query else ""),
     }
+    services = getattr(request.app.state, "services", None)
+    if services is not None:  # KVA_CLOCK_PRESETS: the times the forms offer
+        ctx["clock_presets"] = services.play.clock_presets
     ctx.update(context or {})
     html = env.get_template(name).render(ctx)
     return HTMLResponse(html, status_code=status_code)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from kva.service.play.clock import PRESETS, parse_presets
 from kva.service.ratelimit import DEFAULTS as RATE_DEFAULTS
 from kva.service.ratelimit import parse_limits
 from kva.service.routing import HashRing, match_ids_for
@@ -111,6 +112,15 @@ def async_database_url(url: str) -> str:
     return url
 
 
+def _clock_presets() -> tuple[tuple[str, int, int], ...]:
+    """``KVA_CLOCK_PRESETS``: (name, seconds a move, seconds of reserve) of every preset."""
+    try:
+        presets = parse_presets(os.environ.get("KVA_CLOCK_PRESETS", ""))
+    except ValueError as exc:
+        raise ValueError(f"KVA_CLOCK_PRESETS: {exc}") from None
+    return tuple((name, move, reserve) for name, (move, reserve) in presets.items())
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Everything configurable about a running platform."""
@@ -131,6 +141,9 @@ class Settings:
     secure_cookies: bool = False
     disconnect_grace: float = 60.0
     first_move_timeout: float = 120.0
+    #: The time of each clock preset (``KVA_CLOCK_PRESETS``; docs/rules.md, "Time control").
+    clock_presets: tuple[tuple[str, int, int], ...] = tuple(
+        (name, move, reserve) for name, (move, reserve) in PRESETS.items())
     #: WebSocket limits (per socket, per client, per match; docs/configuration.md): frames a
     #: second and the burst allowed, refusals tolerated before a flooding socket is closed,
     #: live sockets per player (or address) on one process, spectators per match on one
@@ -221,6 +234,7 @@ class Settings:
             secure_cookies=os.environ.get("KVA_SECURE_COOKIES", "") in ("1", "true", "yes"),
             disconnect_grace=_float("KVA_DISCONNECT_GRACE", 60.0),
             first_move_timeout=_float("KVA_FIRST_MOVE_TIMEOUT", 120.0),
+            clock_presets=_clock_presets(),
             ws_rate=_float("KVA_WS_RATE", 10.0) or 10.0,
             ws_burst=_ws_count("KVA_WS_BURST", 20),
             ws_flood=_ws_count("KVA_WS_FLOOD", 40),

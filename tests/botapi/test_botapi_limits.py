@@ -1,5 +1,5 @@
 """The bot API's limits: the per-token rate limit, and a bot that does not move in time loses
-by timeout as a person would (its match stream counts as its presence)."""
+on time as a person would (its match stream counts as its presence)."""
 
 from __future__ import annotations
 
@@ -33,9 +33,11 @@ async def test_rate_limit_per_token(make_server: Callable[..., Any],
         await v.__aexit__()
 
 
-async def test_a_bot_that_does_not_move_loses_by_timeout(
+async def test_a_bot_that_does_not_move_loses_on_time(
         make_server: Callable[..., Any]) -> None:
-    server = make_server(first_move_timeout=1.5)
+    # a challenge is played with the standard clock: here 1 s a move + 1 s of reserve
+    server = make_server(clock_presets=(("blitz", 10, 60), ("standard", 1, 1),
+                                        ("relaxed", 45, 300)))
     owner, bot_name, token = await new_bot(server.base_url)
     api = ApiClient(server.base_url, token)
     events = await Stream(api, "/api/bot/stream").open()
@@ -46,18 +48,21 @@ async def test_a_bot_that_does_not_move_loses_by_timeout(
     r = await api.post(f"/api/challenge/{challenge['challenge']['id']}/accept")
     match_id = r.json()["match_id"]
     stream = await Stream(api, f"/api/bot/match/{match_id}/stream").open()  # present, idle
+    first = await stream.wait_for(lambda m: m.get("type") == "state")
+    assert first["clock"]["preset"] == "standard" and first["clock"]["per_move"] == 1
     sock = await person.connect(match_id)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + 20
     while not sock.state["view"]["over"]:
-        assert loop.time() < deadline, "no timeout"
+        assert loop.time() < deadline, "no time loss"
         if sock.my_turn():
             await sock.play_first_legal()
         await asyncio.sleep(0.05)
     view = sock.state["view"]
     assert view["forfeit_reason"] == "timeout" and view["winner"] == sock.state["you"]
+    assert sock.state["clock"]["flagged"] == 1 - sock.state["you"]
     over = await events.wait_for(lambda m: m.get("type") == "match_over")
-    assert over["match"]["reason"] == "timeout" and over["match"]["seat"] == 1
+    assert over["match"]["reason"] == "time" and over["match"]["seat"] == 1
     await stream.wait_ended()
     await sock.close()
     await events.close()

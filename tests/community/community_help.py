@@ -96,13 +96,15 @@ async def signed_in(base_url: str, user: User) -> Any:
 
 
 async def store_match(sessions: async_sessionmaker, seats: list[tuple[User | None, str | None]],
-                      rated: bool = False, target: int = 75) -> str:
+                      rated: bool = False, target: int = 75,
+                      first_move_timeout: float = 120.0) -> str:
     """A new active match between the given (user, bot) seats, written to the database the
-    servers share (they load it on first use); its id."""
+    servers share (they load it on first use); its id. It has no clock: only each player's
+    first move is timed, ``first_move_timeout`` seconds."""
     from kva.service.broker import MemoryBroker
     from kva.service.play import PlayService, Seat
 
-    play = PlayService(sessions, MemoryBroker())
+    play = PlayService(sessions, MemoryBroker(), first_move_timeout=first_move_timeout)
     row = play.prepare_match(
         [Seat(u.id, u.nickname) if u is not None else Seat(bot=b) for u, b in seats],
         target, "draw", rated=rated)

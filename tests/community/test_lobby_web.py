@@ -38,9 +38,10 @@ async def test_open_tables_are_listed_live_and_joined_in_one_click(
                 "id": match_id, "creator": creator, "rating": 1500, "provisional": True,
                 "target": 255, "bazaar": "pass-only", "rated": False,
                 "created_at": line["created_at"], "mine": False, "can_join": True,
-                "stake": 0,
+                "stake": 0, "clock": "standard",  # the default clock of an open table
             }
             page = await guest.http.get("/lobby")
+            assert 'data-testid="lobby-clock" data-clock="standard"' in page.text
             assert match_id in lobby_ids(page.text) and closed not in lobby_ids(page.text)
             assert f'action="/lobby/{match_id}/join"' in page.text
             own = await host.http.get("/lobby")

@@ -26,8 +26,9 @@ from kva.storage.models import MatchAction
 
 
 def _service(sessions: async_sessionmaker, broker: MemoryBroker | None = None) -> PlayService:
+    # a wall clock that stands still: the states compared show the same time left
     return PlayService(sessions, broker or MemoryBroker(), forced_delay=3600, bot_delay=3600,
-                       rng_factory=random.Random)
+                       rng_factory=random.Random, now_ms=lambda: 1_700_000_000_000)
 
 
 async def _new_match(

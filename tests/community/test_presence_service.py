@@ -115,6 +115,7 @@ async def test_presence_from_another_process_counts(sessions, play) -> None:
 async def test_a_player_who_never_moves_loses_on_time(sessions, play) -> None:
     a, b = await make_user(sessions), await make_user(sessions)
     presence = Presence(play._broker, play, grace=60, first_move_timeout=0.3)
+    play.first_move_timeout = 0.3  # the limit of a match with no clock (its clock keeps it)
     play.commit_hooks.append(presence.after_commit)
     match_id = await _match(sessions, play, [Seat(a.id, a.nickname), Seat(b.id, b.nickname)],
                             rated=True)
@@ -135,6 +136,7 @@ async def test_a_player_who_never_moves_loses_on_time(sessions, play) -> None:
 async def test_moving_disarms_the_timeout_and_bots_never_time_out(sessions, play) -> None:
     me = await make_user(sessions, kind="guest")
     presence = Presence(play._broker, play, grace=60, first_move_timeout=0.4)
+    play.first_move_timeout = 0.4
     play.commit_hooks.append(presence.after_commit)
     match_id = await _match(sessions, play, [Seat(me.id, me.nickname), Seat(bot="easy")])
     deadline = asyncio.get_running_loop().time() + 0.25

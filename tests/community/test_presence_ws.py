@@ -52,7 +52,7 @@ async def test_disconnect_countdown_then_claim_wins_by_abandonment(make_server, 
 async def test_a_player_who_never_moves_loses_on_time(make_server, sessions) -> None:
     server = make_server(first_move_timeout=0.5)
     a, b = await make_user(sessions), await make_user(sessions)
-    match_id = await store_match(sessions, [(a, None), (b, None)])
+    match_id = await store_match(sessions, [(a, None), (b, None)], first_move_timeout=0.5)
     va = await signed_in(server.base_url, a)
     sa = await va.connect(match_id)  # the server learns of the match and arms the clock
     opener = sa.state["view"]["turn"]

@@ -329,9 +329,11 @@ def play_until_over(games: list[Game], budget_s: float, on_step: Callable[[int],
 
 
 def start_match(
-    page: Any, opponent: str, target: int = 75, bazaar: str = "draw", password: str = ""
+    page: Any, opponent: str, target: int = 75, bazaar: str = "draw", password: str = "",
+    clock: str = "",
 ) -> Game:
-    """Create a match from the home page's ``new-match`` form; returns the game page."""
+    """Create a match from the home page's ``new-match`` form (``clock``: a table's time
+    control, else the form's default); returns the game page."""
     game = Game(page)
     page.goto("/")
     set_field(page, "opponent", opponent)
@@ -339,6 +341,8 @@ def start_match(
     set_field(page, "bazaar", bazaar)
     if password:
         set_field(page, "password", password)
+    if clock:
+        set_field(page, "clock", clock)
     page.locator(tid("start")).click()
     game.wait_ready()
     return game

@@ -116,6 +116,7 @@ async def test_accept_language_picks_the_page_language(server: ServerThread) -> 
     {"opponent": "bot:easy", "target": "-75", "bazaar": "draw"},
     {"opponent": "bot:easy", "target": "75", "bazaar": "maybe"},
     {"opponent": "friend", "target": "75", "bazaar": "draw", "password": "x" * 129},
+    {"opponent": "friend", "target": "75", "bazaar": "draw", "clock": "bullet"},
     {},
 ])
 async def test_bad_new_match_form_is_400_and_creates_nothing(
@@ -177,6 +178,34 @@ async def test_friend_table_with_password(server: ServerThread) -> None:
         assert r.status_code == 303
         for s in (sock, gsock, wsock):
             await s.close()
+
+
+async def test_a_table_is_played_with_the_clock_its_form_chose(server: ServerThread) -> None:
+    async with Visitor(server.base_url) as host, Visitor(server.base_url) as guest:
+        home = await host.http.get("/")
+        assert 'name="clock"' in home.text and 'value="none"' in home.text
+        r = await host.http.post("/matches", data={"opponent": "friend", "target": "75",
+                                                   "bazaar": "draw", "clock": "blitz"})
+        assert r.status_code == 303
+        match_id = r.headers["location"].rsplit("/", 1)[1]
+        token = await host.share_token(match_id)
+        await guest.http.get(f"/t/{token}")
+        sock = await guest.connect(match_id)
+        clock = sock.state["clock"]
+        assert (clock["preset"], clock["per_move"], clock["reserve_s"]) == ("blitz", 10, 60)
+        assert clock["left"] == [60_000, 60_000] and clock["flagged"] is None
+        await sock.close()
+        quick = await host.http.get("/quick", params={"target": "75", "clock": "blitz"})
+        assert quick.status_code == 200 and 'data-clock="blitz"' in quick.text
+        assert 'data-testid="quick-clock"' in quick.text
+        for refused in ("none", "bullet"):  # a quick game always has a clock
+            r = await host.http.get("/quick", params={"target": "75", "clock": refused})
+            assert r.status_code == 400 and 'data-testid="error"' in r.text
+        bot_match = await host.new_match("bot:easy")  # no clock field sent: none
+        sock = await host.connect(bot_match)
+        assert sock.state["clock"]["preset"] == "none"  # only the first move is timed
+        assert sock.state["clock"]["reserve_s"] == 0
+        await sock.close()
 
 
 async def test_friend_table_without_password_joins_at_once(server: ServerThread) -> None:

@@ -153,3 +153,35 @@ async def test_matches_beyond_the_memory_cache_reload_from_the_database(
             sock = await me.connect(match_id)
             assert sock.state["status"] == "waiting" and sock.state["you"] == 0
             await sock.close()
+
+
+async def test_a_restart_mid_turn_keeps_the_deadline_and_the_clock_still_runs_out(
+    serve: ServeProcess, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("KVA_CLOCK_PRESETS", "blitz=5+5")  # 10 s in all for a turn
+    serve.start()
+    async with Visitor(serve.base_url) as me:
+        r = await me.http.post("/matches", data={"opponent": "bot:easy", "target": "75",
+                                                 "bazaar": "draw", "clock": "blitz"})
+        assert r.status_code == 303
+        match_id = r.headers["location"].rsplit("/", 1)[1]
+        sock = await me.connect(match_id)
+        while (sock.state["clock"] or {}).get("seat") != sock.state["you"]:
+            await sock.wait_state(sock.state["version"] + 1)
+        before, seen = sock.state, time.monotonic()
+        assert before["clock"]["preset"] == "blitz" and before["clock"]["per_move"] == 5
+        serve.kill9()
+        await sock.wait_closed()
+        serve.start()
+        again = await me.connect(match_id)
+        elapsed_ms = 1000 * (time.monotonic() - seen)
+        clock = again.state["clock"]
+        assert again.state["version"] == before["version"] and clock["seat"] == before["you"]
+        # the same deadline: what is left went down by the time that passed, no more, no less
+        expected = before["clock"]["running_ms"] - elapsed_ms
+        assert expected - 300 <= clock["running_ms"] <= expected + 1000, (clock, expected)
+        # nobody moves: the restarted server flags the player at that deadline
+        end = await again.wait_state(before["version"] + 1, timeout=15)
+        assert end["status"] == "finished" and end["clock"]["flagged"] == before["you"]
+        assert end["view"]["winner"] == 1 - before["you"]
+        await again.close()

@@ -38,12 +38,24 @@ def test_environment_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize(("name", "value"), [("KVA_PORT", "eighty"), ("KVA_BOT_DELAY", "soon"),
-                                             ("KVA_FORCED_DELAY", "-1")])
+                                             ("KVA_FORCED_DELAY", "-1"),
+                                             ("KVA_CLOCK_PRESETS", "bullet=1+0"),
+                                             ("KVA_CLOCK_PRESETS", "blitz=0+60"),
+                                             ("KVA_CLOCK_PRESETS", "blitz=10"),
+                                             ("KVA_CLOCK_PRESETS", "blitz=ten+60")])
 def test_bad_values_are_named(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
     monkeypatch.setenv("KVA_SECRET_KEY", "k" * 40)
     monkeypatch.setenv(name, value)
     with pytest.raises(ValueError, match=name):
         Settings.from_env()
+
+
+def test_clock_presets_change_only_the_ones_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KVA_SECRET_KEY", "k" * 40)
+    assert ("standard", 20, 120) in Settings.from_env().clock_presets
+    monkeypatch.setenv("KVA_CLOCK_PRESETS", " blitz=5+30 , standard=2+0")
+    assert Settings.from_env().clock_presets == (
+        ("blitz", 5, 30), ("standard", 2, 0), ("relaxed", 45, 300))
 
 
 def test_async_drivers() -> None:

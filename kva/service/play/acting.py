@@ -60,6 +60,10 @@ class Acting:
                     raise PlayError("stale", f"the match is at version {live.version}")
                 if match.turn != seat:
                     raise PlayError("not_your_turn", "it is not your turn")
+                clock = live.clock
+                if clock is not None and clock.expired(self._committer.now_ms()):
+                    await self._flag(live)  # too late: the timer had not fired yet
+                    raise PlayError("over", "your time ran out")
                 try:
                     code = action_from_json(action, match.legal_codes())
                 except IllegalAction as exc:
@@ -84,6 +88,31 @@ class Acting:
             seat, match = seated_match(live, user_id)
             match.forfeit(seat, "resign")
             await self._committer.commit(live, public(resign_event(match, seat)), forfeit=True)
+
+    async def flag(self, match_id: str, expected_version: int | None = None) -> bool:
+        """The player whose time runs loses the match on time, if their time is up (and the
+        match is still at ``expected_version``, when given). Whether it happened."""
+        live = await self._store.fresh(match_id)
+        async with live.lock:
+            clock, match = live.clock, live.match
+            if (clock is None or match is None or match.over or live.status != "active"
+                    or not clock.expired(self._committer.now_ms())
+                    or expected_version is not None and live.version != expected_version):
+                return False
+            await self._flag(live)
+            return True
+
+    async def _flag(self, live: LiveMatch) -> None:
+        """Flag the running seat (the caller holds the lock and checked that its time is up):
+        the engine's forfeit (``timeout``), the record's ``meta.end`` ``time`` (``timeout``
+        for the first move of a match with no clock, as the event's reason)."""
+        assert live.clock is not None and live.match is not None
+        match = live.match
+        seat = live.clock.flag(self._committer.now_ms())
+        match.forfeit(seat, "timeout")
+        await self._committer.commit(live, public({
+            "kind": "forfeit", "p": seat, "winner": match.winner,
+            "reason": "timeout" if live.clock.first_move_only else "time"}), forfeit=True)
 
     async def forfeit(
         self, match_id: str, seat: int, reason: str, expected_version: int | None = None

@@ -58,11 +58,23 @@ def record_of(live: LiveMatch) -> dict[str, Any]:
     meta: dict[str, Any] = {"match_id": live.id, "rated": live.rated, "started": live.created_at}
     if live.fair is not None:  # the server seed only once the match is over
         meta["fair"] = live.fair.meta(reveal=revealed(live))
+    if live.clock is not None:
+        meta["clock"] = live.clock.meta()
+        if live.clock.flagged is not None:  # "time", or "timeout" for a first move
+            meta["end"] = end_reason(live)
     if live.match is None:
         return {"format": FORMAT, "target": live.settings.target,
                 "bazaar": live.settings.bazaar, "players": players, "meta": meta,
                 "hands": [], "winner": None, "score": [0, 0]}
     return write_record(live.match, players=players, meta=meta)
+
+
+def end_reason(live: LiveMatch) -> str:
+    """How a finished match ended, as its row's ``end_reason`` says: ``points``, ``resign``,
+    ``abandon``, ``timeout`` (no first move), or ``time`` (lost on the clock)."""
+    if live.clock is not None and live.clock.flagged is not None:
+        return "timeout" if live.clock.first_move_only else "time"
+    return (live.match.forfeit_reason if live.match is not None else None) or "points"
 
 
 def revealed(live: LiveMatch) -> bool:
@@ -123,6 +135,7 @@ def _after_view(
         "players": [s.public() for s in live.seats],
         "you": seat,
         "fair": live.fair.public(reveal=revealed(live)) if live.fair is not None else None,
+        "clock": live.clock.public(live.clock.wall()) if live.clock is not None else None,
     }
 
 
@@ -146,6 +159,11 @@ class Committer:
         #: (or no such function): not known, so every key is built and sent to Redis when
         #: the store is :attr:`~kva.service.play.live.LiveStore.shared`.
         self.remote: Callable[[str], frozenset[str] | None] | None = None
+
+    @property
+    def now_ms(self) -> Callable[[], int]:
+        """The wall clock of the match clocks, in epoch ms (the store's)."""
+        return self._store.now_ms
 
     async def commit(
         self, live: LiveMatch, event: EventSource | None, *, seat1_user_id: int | None = None,
@@ -174,9 +192,17 @@ class Committer:
         moved = match is not None and (move_hand is not None or forfeit)
         extra: dict[str, Any] | None = None
         try:
-            change = journal.encode(
+            if live.clock is not None and match is not None:
+                live.clock.advance(
+                    match, (live.seats[0].bot is None, live.seats[1].bot is None),
+                    live.status == "active", self.now_ms(),
+                    new_hand=move_hand is not None and len(match.hands) - 1 > move_hand)
+            change_data: dict[str, Any] = (
                 journal.change_of(match, move_hand) if match is not None and moved
                 else {"checkpoint": live.status})
+            if live.clock is not None:
+                change_data["c"] = live.clock.state()
+            change = journal.encode(change_data)
             if moved and not finished:
                 if not await repo.append_journal(self._engine, live.id, version, change,
                                                  player_session):
@@ -211,8 +237,7 @@ class Committer:
                 session, live.id, version, record=record_of(live), status=live.status,
                 change=change,
                 winner=match.winner if match is not None and finished else None,
-                end_reason=(match.forfeit_reason or "points")
-                if match is not None and finished else None,
+                end_reason=end_reason(live) if finished else None,
                 finished_at=utcnow() if finished else None, seat1_user_id=seat1_user_id,
                 player_session=player_session,
             )

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from kva.rules import Match, MatchSettings, read_record
 from kva.rules.fair import SCHEME, FairDealer, commitment, new_client_seed, new_server_seed
 from kva.service.errors import NotFound, PlayError
+from kva.service.play.clock import Clock, now_ms
 from kva.storage import repo
 from kva.storage.fair import get_fair
 from kva.storage.models import MatchFair, MatchRow, User
@@ -145,6 +146,8 @@ class LiveMatch:
     private: bool = False
     #: The kva-fair/1 inputs (None: a match stored before fair deals, dealt from an rng).
     fair: FairState | None = None
+    #: The time control (None: no clock; :mod:`kva.service.play.clock`).
+    clock: Clock | None = None
 
     @property
     def rated(self) -> bool:
@@ -172,12 +175,13 @@ class LiveMatch:
 def live_from_row(
     row: MatchRow, users: dict[int, User], rng: random.Random, fair: MatchFair | None = None,
     current: tuple[dict[str, Any], int] | None = None,
+    wall: Callable[[], int] = now_ms,
 ) -> LiveMatch:
     """The in-memory match of a stored row (a waiting or cancelled table, or a match whose
     client seeds are not both in, stays undealt); with ``fair``, later hands are dealt by its
     kva-fair/1 dealer, as they would have been without the restart. ``current``: the record
     and version now (:func:`kva.storage.repo.current_record`: the row's checkpoint with its
-    journal applied); without it, the row's own."""
+    journal applied); without it, the row's own. ``wall``: the wall clock of its clock."""
     record, version = current if current is not None else (row.record, row.version)
     settings = MatchSettings.parse(row.target, row.bazaar, row.rated)
     state = FairState.from_row(fair) if fair is not None else None
@@ -190,8 +194,9 @@ def live_from_row(
         user = users.get(user_id) if user_id is not None else None
         seats.append(Seat(user_id, user.nickname if user is not None else None, bot))
     started = (row.record.get("meta") or {}).get("started") or row.created_at.isoformat()
+    clock = Clock.from_meta((record.get("meta") or {}).get("clock"), wall)
     return LiveMatch(row.id, settings, match, version, row.status, seats, started,
-                     private=row.private, fair=state)
+                     private=row.private, fair=state, clock=clock)
 
 
 @dataclass(slots=True)
@@ -236,6 +241,8 @@ class LiveStore:
         #: Whether this process owns a match (:mod:`kva.service.play.owners`): nobody else
         #: writes it, so its copy here is the truth and :meth:`fresh` reads nothing.
         self.owned: Callable[[str], bool] = lambda _match_id: False
+        #: The wall clock (epoch ms) of the match clocks (tests inject a fake one).
+        self.now_ms: Callable[[], int] = now_ms
 
     def __iter__(self) -> Iterator[LiveMatch]:
         return iter(list(self.live.values()))
@@ -275,7 +282,7 @@ class LiveStore:
             )
             fair = await get_fair(session, match_id)
             current = await repo.current_record(session, row)
-        return live_from_row(row, users, self._rng_factory(), fair, current)
+        return live_from_row(row, users, self._rng_factory(), fair, current, self.now_ms)
 
     async def fresh(self, match_id: str) -> LiveMatch:
         """The match as stored now. Alone (not :attr:`shared`), the copy in memory is it (a

@@ -54,6 +54,9 @@ class PlayService:
         seed_wait: float = 0.0,
         owners: Owners | None = None,
         new_match_id: Callable[[], str] | None = None,
+        now_ms: Callable[[], int] | None = None,
+        clock_presets: dict[str, tuple[int, int]] | None = None,
+        first_move_timeout: float = 120.0,
     ) -> None:
         self._sessions = sessions
         self._broker = broker
@@ -63,6 +66,12 @@ class PlayService:
         #: The sockets watching each match from this process (the web shell adds them).
         self.watchers = Watchers()
         self._committer = Committer(sessions, broker, self._store, self.watchers)
+        if now_ms is not None:  # the wall clock of match clocks (tests: a fake one)
+            self._store.now_ms = now_ms
+        #: The timer of each running match clock here (:meth:`_arm_clock`), and the flags
+        #: they started.
+        self._clock_timers: dict[str, asyncio.TimerHandle] = {}
+        self._flagging: set[asyncio.Task[None]] = set()
         self._turns = Turns(self._store, self._committer, rng_factory, bot_executor,
                             forced_delay=forced_delay, bot_delay=bot_delay)
         #: ``seed_wait``: seconds a seated player's browser has to send its client seed
@@ -72,6 +81,9 @@ class PlayService:
                               self._started, self._seeds)
         if new_match_id is not None:  # behind nginx: ids its hash sends to this process
             self._tables.new_match_id = new_match_id
+        if clock_presets is not None:  # KVA_CLOCK_PRESETS: the time of each preset
+            self._tables.clock_presets = dict(clock_presets)
+        self.first_move_timeout = first_move_timeout
         self._reads = Reads(sessions, self._store, self._tables.may_watch,
                             self._tables.table_of)
         self._acting = Acting(self._store, self._committer)
@@ -82,6 +94,7 @@ class PlayService:
         self.commit_hooks: list[Callable[[LiveMatch], None]] = []
         self._committer.after_commit.append(self._started)
         self._store.on_load.append(self._run_commit_hooks)
+        self._store.on_load.append(self._arm_loaded)
 
         # the public methods, each from the part that does it
         self.create_match = self._tables.create_match
@@ -104,8 +117,9 @@ class PlayService:
             "act": self._acting.act, "resign": self._acting.resign,
             "forfeit": self._acting.forfeit, "seed": self._seeds.seed,
             "cancel": self._tables.cancel_waiting, "seat": self._tables.seat_player,
-            "hello": self._hello,
+            "hello": self._hello, "flag": self._acting.flag,
         }
+        self._stopping = False
         #: Leases handed to another process whose sockets asked for them (diagnostics, tests).
         self.handed_off = 0
         #: The other processes' watches of the matches owned here (docs/deployment.md).
@@ -143,6 +157,23 @@ class PlayService:
     @bot_delay.setter
     def bot_delay(self, value: float) -> None:
         self._turns.bot_delay = value
+
+    @property
+    def clock_presets(self) -> dict[str, tuple[int, int]]:
+        """Each clock preset's (seconds a move, seconds of reserve) for new matches."""
+        return self._tables.clock_presets
+
+    @property
+    def first_move_timeout(self) -> float:
+        """Seconds a player of a new match with no clock has on their turns until their
+        first move (``KVA_FIRST_MOVE_TIMEOUT``)."""
+        return self._tables.first_move_s
+
+    @first_move_timeout.setter
+    def first_move_timeout(self, value: float) -> None:
+        if value <= 0:
+            raise ValueError("the first-move limit must be > 0")
+        self._tables.first_move_s = value
 
     @property
     def seed_wait(self) -> float:
@@ -187,6 +218,11 @@ class PlayService:
     ) -> None:
         """A forfeit the server decides (:meth:`Acting.forfeit`), on the match's owner."""
         await self._route("forfeit", match_id, seat, reason, expected_version)
+
+    async def flag(self, match_id: str, expected_version: int | None = None) -> bool:
+        """The player whose clock has run out loses on time (:meth:`Acting.flag`), on the
+        match's owner; whether it happened (not if their time is not up)."""
+        return bool(await self._route("flag", match_id, expected_version))
 
     async def seed(self, match_id: str, user_id: int | None, value: Any) -> None:
         """A player's client seed (:meth:`Seeds.seed`), on the match's owner."""
@@ -457,12 +493,14 @@ class PlayService:
             await self._committer.republish(live)
         self._turns.schedule(live)
         self._seeds.schedule(live)
+        self._arm_clock(live)
 
     def _lost(self, match_id: str) -> None:
         """Another process owns ``match_id`` now: drop the copy, and the turn and the seed
         wait scheduled here."""
         self._turns.cancel(match_id)
         self._seeds.cancel(match_id)
+        self._disarm_clock(match_id)
         self._store.forget(match_id)
         self.remote.forget(match_id)
 
@@ -502,13 +540,19 @@ class PlayService:
                 continue
             self._turns.schedule(live)
             self._seeds.schedule(live)
+            self._arm_clock(live)
 
     async def stop(self) -> None:
-        """Cancel scheduled bot and forced turns and seed waits (they resume on the next
-        start); with owners, release every lease held."""
+        """Cancel scheduled bot and forced turns, seed waits and clock timers (they resume on
+        the next start, the clocks from their stored deadlines); with owners, release every
+        lease held."""
         await self._turns.stop()
         await self._seeds.stop()
-        tasks = [t for t in (self._watch_task, *self._renewals) if t is not None]
+        self._stopping = True
+        for match_id in list(self._clock_timers):
+            self._disarm_clock(match_id)
+        tasks = [t for t in (self._watch_task, *self._renewals, *self._flagging)
+                 if t is not None]
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -541,9 +585,57 @@ class PlayService:
         match over gives its lease up."""
         self._turns.schedule(live)
         self._seeds.schedule(live)
+        self._arm_clock(live)
         self._run_commit_hooks(live)
         if self.owners is not None and live.status in ("finished", "cancelled"):
             self.owners.release_soon(live.id)
+
+    def _arm_clock(self, live: LiveMatch) -> None:
+        """(Re)arm the timer of the clock running in ``live``, at its stored deadline (so a
+        restart or a takeover keeps it), or disarm it when no time runs."""
+        self._disarm_clock(live.id)
+        clock = live.clock
+        if (self._stopping or clock is None or clock.deadline is None
+                or live.status != "active"):
+            return
+        delay = max(0, clock.deadline - self._committer.now_ms()) / 1000
+        loop = asyncio.get_running_loop()
+        self._clock_timers[live.id] = loop.call_later(delay, self._clock_ran_out, live.id,
+                                                      live.version)
+
+    def _arm_loaded(self, live: LiveMatch) -> None:
+        """A match was loaded here (one stored by another service, or dropped from memory
+        and read again): its clock runs on, from the stored deadline, if this process serves
+        it (with owners, only its owner times it: :meth:`_taken` arms it there)."""
+        if self.owners is None or self.owners.owns(live.id):
+            self._arm_clock(live)
+
+    def _disarm_clock(self, match_id: str) -> None:
+        timer = self._clock_timers.pop(match_id, None)
+        if timer is not None:
+            timer.cancel()
+
+    def _clock_ran_out(self, match_id: str, version: int) -> None:
+        self._clock_timers.pop(match_id, None)
+        task = asyncio.create_task(self._flag_or_rearm(match_id, version),
+                                   name=f"kva-clock-{match_id}-v{version}")
+        self._flagging.add(task)
+        task.add_done_callback(self._flagging.discard)
+
+    async def _flag_or_rearm(self, match_id: str, version: int) -> None:
+        """A clock's timer fired: flag its player, or, if the timer was early (the event
+        loop's clock and the wall clock drift apart), arm it again."""
+        try:
+            if await self.flag(match_id, version):
+                return
+            live = self._store.live.get(match_id)
+            if live is not None and live.version == version and (
+                    self.owners is None or self.owners.owns(match_id)):
+                self._arm_clock(live)
+        except PlayError:  # the match moved on or ended meanwhile
+            pass
+        except Exception:
+            log.exception("the clock of match %s could not be checked", match_id)
 
     def _run_commit_hooks(self, live: LiveMatch) -> None:
         if live.match is None:

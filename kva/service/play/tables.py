@@ -23,6 +23,7 @@ from kva.service import bots, coins
 from kva.service.errors import NotFound, PlayError, RatedOnly, WrongPassword
 from kva.service.events import join_event, public
 from kva.service.passwords import hash_password, verify_password
+from kva.service.play.clock import DEFAULT_CLOCK, NO_CLOCK, PRESETS, Clock, check_clock
 from kva.service.play.commit import Committer, record_of
 from kva.service.play.live import FairState, LiveMatch, LiveStore, Seat
 from kva.service.play.seeds import Seeds
@@ -86,15 +87,21 @@ class Tables:
         #: :data:`TABLES_KEPT`.
         self._by_token: OrderedDict[str, TableInfo] = OrderedDict()
         self._by_match: dict[str, TableInfo] = {}
+        #: The time of each clock preset for new matches (``KVA_CLOCK_PRESETS``).
+        self.clock_presets: dict[str, tuple[int, int]] = dict(PRESETS)
+        #: A match with no clock: seconds for each player's turns until their first move
+        #: (``KVA_FIRST_MOVE_TIMEOUT``).
+        self.first_move_s = 120.0
 
     # ------------------------------------------------------------------ one path
     def new_match(
-        self, seats: list[Seat], settings: MatchSettings, *, private: bool = False
+        self, seats: list[Seat], settings: MatchSettings, *, private: bool = False,
+        clock: str = NO_CLOCK,
     ) -> tuple[LiveMatch, MatchRow]:
         """A new match and its row (with its kva-fair/1 inputs), not yet stored. With both
         seats taken it is active, and dealt once both client seeds are in (at once for a
         server with no seed wait); with seat 1 empty it is a table waiting (undealt) for its
-        second player."""
+        second player. ``clock``: its time control's preset (checked by the caller)."""
         if len(seats) != 2 or seats[0].user_id is None and seats[0].bot is None:
             raise ValueError("a match needs two seats, the first one taken")
         if any(s.user_id is not None and s.bot is not None for s in seats):
@@ -107,8 +114,13 @@ class Tables:
         started = utcnow()
         live = LiveMatch(self.new_match_id(), settings, None, 1,
                          "waiting" if waiting else "active", list(seats), started.isoformat(),
-                         private=private, fair=FairState.new(seats))
+                         private=private, fair=FairState.new(seats),
+                         clock=Clock.new(clock, self._committer.now_ms, self.clock_presets)
+                         or Clock.first_move(self.first_move_s, self._committer.now_ms))
         self._seeds.prepare(live)
+        if live.clock is not None and live.match is not None:  # dealt now: its time runs
+            live.clock.advance(live.match, (seats[0].bot is None, seats[1].bot is None), True,
+                               self._committer.now_ms())
         row = MatchRow(
             id=live.id, status=live.status, target=settings.target, bazaar=settings.bazaar,
             rated=settings.rated, private=private,
@@ -137,6 +149,7 @@ class Tables:
         rated: bool = False,
         opponent_user: tuple[int, str] | None = None,
         stake: int = 0,
+        clock: str | None = None,
     ) -> tuple[str, str | None]:
         """Create a match; return its id and, for a table, the token of its link.
 
@@ -148,6 +161,9 @@ class Tables:
         for the settings) names a bad setting. ``stake``: Domino Coin per player (person
         against person only; :mod:`kva.service.coins`), moved to the escrow when the match
         starts: here for a quick game (CoinError, nothing stored, if a player cannot cover it).
+        ``clock``: the time control's preset (:data:`~kva.service.play.clock.CLOCK_CHOICES`;
+        None: ``none`` against a bot, else ``standard``); ``none`` is refused (ValueError)
+        for a rated match, a coin table and a quick game.
         """
         settings = MatchSettings.parse(target, bazaar, rated)
         if opponent.startswith("bot:"):
@@ -165,9 +181,11 @@ class Tables:
         stake = coins.check_stake(stake)
         if stake and opponent.startswith("bot:"):
             raise coins.CoinError("bot_stake", "coin tables are person against person")
+        clock = check_clock(clock, casual=not (settings.rated or stake or opponent == "player"),
+                            default=NO_CLOCK if opponent.startswith("bot:") else DEFAULT_CLOCK)
         protected = opponent == "friend" and bool(password)
         live, row = self.new_match([Seat(creator_id, creator_name), seat1], settings,
-                                   private=protected)
+                                   private=protected, clock=clock)
         token = secrets.token_urlsafe(18) if opponent in ("friend", "open") else None
         hashed = await hash_password(password, "table") if protected and password else None
         row.stake = stake
@@ -190,15 +208,16 @@ class Tables:
 
     def prepare_match(
         self, seats: list[Seat], target: int, bazaar: str, *, rated: bool = False,
-        private: bool = False,
+        private: bool = False, clock: str = NO_CLOCK,
     ) -> MatchRow:
         """The row of a new active match between two given seats (users or bots), not yet
         stored: the caller adds it in its own transaction, then calls :meth:`activate`.
-        A rematch uses this to start the new match in the transaction that accepts it."""
+        A rematch uses this to start the new match in the transaction that accepts it (with
+        the same ``clock`` preset)."""
         if len(seats) != 2 or any((s.user_id is None) == (s.bot is None) for s in seats):
             raise ValueError("a match needs two seats, each a user or a bot")
         _live, row = self.new_match(seats, MatchSettings.parse(target, bazaar, rated),
-                                    private=private)
+                                    private=private, clock=clock)
         return row
 
     async def activate(self, match_id: str) -> None:

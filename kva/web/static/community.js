@@ -131,6 +131,11 @@ export function forfeitText(view) {
   const loser = 1 - view.winner;
   const lost = loser === ctx.you();
   if (view.forfeit_reason === "timeout") {
+    const state = ctx.getState();
+    const clock = state && state.clock;
+    if (clock && clock.preset !== "none" && clock.flagged === loser) { // the clock ran out
+      return lost ? t("time_you") : t("time_other", { name: ctx.nameOf(loser) });
+    }
     return lost ? t("timeout_you") : t("timeout_other", { name: ctx.nameOf(loser) });
   }
   if (view.forfeit_reason === "abandon") {

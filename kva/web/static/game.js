@@ -9,6 +9,7 @@ import { play } from "./sound.js";
 import { yourTurn } from "./attention.js";
 import { motionAllowed, pref } from "./preferences.js";
 import { newClientSeed } from "./fair.js";
+import { syncClock } from "./clock.js";
 import { showCommitment, showFailure, verifyAndShow } from "./fairbadge.js";
 import {
   forfeitText, initCommunity, noteState, onCommunityMessage, renderCommunity,
@@ -552,6 +553,7 @@ function onState(msg) {
   announce(event);
   sound(event);
   render();
+  syncClock(msg);
   onFair(msg);
 }
 

@@ -32,7 +32,9 @@ function row(t) {
     h("span", { class: "lt-what" },
       h("span", { class: "lt-target", text: S.points.replace("{points}", t.target) }), " ",
       h("span", { class: "lt-rules", text: t.bazaar === "pass-only" ? S.pass_only : S.standard }), " ",
-      h("span", { class: "lt-mode" + (t.rated ? " rated" : ""), text: t.rated ? S.rated : S.casual }),
+      h("span", { class: "lt-mode" + (t.rated ? " rated" : ""), text: t.rated ? S.rated : S.casual }), " ",
+      h("span", { class: "lt-clock", "data-testid": "lobby-clock", dataset: { clock: t.clock || "none" },
+                  text: S.clocks[t.clock || "none"] || S.clocks.none }),
       ...(t.stake ? [" ", h("span", { class: "lt-stake", "data-testid": "lobby-stake", dataset: { stake: String(t.stake) },
                                       text: S.coins.replace("{coins}", formatNumber(t.stake)) })] : [])),
     h("span", { class: "lt-act" }, action(t)));

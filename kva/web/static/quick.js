@@ -19,7 +19,8 @@ function fail(text) {
 
 if (box) {
   const params = new URLSearchParams({ target: box.dataset.target, bazaar: box.dataset.bazaar,
-                                       rated: box.dataset.rated, stake: box.dataset.stake || "0" });
+                                       rated: box.dataset.rated, stake: box.dataset.stake || "0",
+                                       clock: box.dataset.clock || "" });
   const socket = openSocket(`/ws/quick?${params}`, {
     ping: 0, // the server speaks every second
     minDelay: 500,
