@@ -65,3 +65,26 @@ def test_with_no_clock_the_first_move_still_counts_down(
     shot(page, "clock-02-first-move")
     game.play_one()  # moved: nothing is timed any more
     mine.wait_for(state="hidden", timeout=10_000)
+
+
+def test_the_tables_sound_toggle_is_the_players_sound_setting(
+    new_context: Callable[..., Any], server: Any
+) -> None:
+    host_page = new_context().new_page()
+    host = start_match(host_page, "friend", target=75, clock="blitz")
+    guest_page = new_context().new_page()
+    guest = Game(guest_page)
+    guest_page.goto(share_link(host, server.base_url))
+    join = guest_page.locator(tid("join"))
+    if join.count() and join.first.is_visible():
+        join.first.click()
+    guest.wait_ready()
+    toggle = host_page.locator(tid("clock-sound"))
+    toggle.wait_for()
+    # Off until the player turns it on (a browser plays nothing before a gesture anyway).
+    assert toggle.get_attribute("aria-pressed") == "false"
+    toggle.click()
+    assert toggle.get_attribute("aria-pressed") == "true"
+    assert host_page.evaluate("document.documentElement.dataset.prefSound") == "on"
+    host_page.goto("/settings")
+    assert host_page.locator(tid("pref-sound-on")).is_checked()

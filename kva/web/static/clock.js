@@ -2,13 +2,15 @@
 // owns the time: every `state` says how many milliseconds the running seat had left when it
 // was sent, and this page counts down from there with performance.now() (so a wrong clock on
 // this device does not matter), until the next state re-syncs it. Nothing here talks to the
-// server: the sound and the vibration are local. A match with no clock (preset "none") times
-// only each player's first move: its clock shows only while that time runs.
+// server: the sound and the vibration are local (sound.js, the player's sound setting). A
+// match with no clock (preset "none") times only each player's first move: its clock shows
+// only while that time runs.
 import { t } from "./i18n.js";
 import { byId as $, setText, show } from "./dom.js";
+import { pref, savePref } from "./preferences.js";
+import { buzz, play } from "./sound.js";
 
 const WARN_MS = 10_000; // the last seconds: red, a beep and a vibration
-const SOUND_KEY = "kva:sound";
 
 let clock = null; // the last state's `clock`
 let receivedAt = 0; // performance.now() when it came
@@ -16,11 +18,9 @@ let seats = { me: 0, op: 1 }; // which seat is shown where
 let mine = null; // the viewer's seat (warnings are for their own time only)
 let timer = null;
 let lastWarned = null; // the whole second last warned at, for the running turn
-let audio = null; // AudioContext, made after the first user gesture
-let gestured = false;
 
 function soundOn() {
-  try { return localStorage.getItem(SOUND_KEY) !== "off"; } catch { return true; }
+  return pref("sound") === "on";
 }
 
 /** "1:05" for 65,000 ms (rounded up: 0:00 only once the time is out). */
@@ -29,25 +29,9 @@ function fmt(ms) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
-function beep(high) {
-  if (!gestured || !soundOn()) return;
-  try {
-    audio = audio || new (window.AudioContext || window.webkitAudioContext)();
-    const osc = audio.createOscillator();
-    const gain = audio.createGain();
-    osc.frequency.value = high ? 1320 : 880;
-    gain.gain.value = 0.08;
-    osc.connect(gain).connect(audio.destination);
-    osc.start();
-    osc.stop(audio.currentTime + 0.08);
-  } catch { /* no sound here: the red clock still says it */ }
-}
-
 function warn(seconds) {
-  beep(seconds <= 3);
-  if (seconds === 10 && navigator.vibrate) {
-    try { navigator.vibrate(200); } catch { /* not allowed here */ }
-  }
+  play(seconds <= 3 ? "warnHigh" : "warn");
+  if (seconds === 10) buzz(200);
 }
 
 /** The time left now to `seat`: [per-move part, reserve part, running]. */
@@ -114,14 +98,12 @@ export function syncClock(state) {
   }
 }
 
-// Sound only after a gesture of the user (browsers refuse it before anyway).
-for (const type of ["pointerdown", "keydown"]) {
-  window.addEventListener(type, () => { gestured = true; }, { capture: true, passive: true });
-}
+// The table's mute toggle is the player's sound setting (/settings), kept the same way.
 const soundButton = $("clock-sound");
 if (soundButton) {
   soundButton.addEventListener("click", () => {
-    try { localStorage.setItem(SOUND_KEY, soundOn() ? "off" : "on"); } catch { /* private */ }
+    savePref("sound", soundOn() ? "off" : "on");
     renderSoundButton();
   });
 }
+document.addEventListener("kva:pref", renderSoundButton);

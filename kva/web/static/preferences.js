@@ -25,3 +25,21 @@ export function setPref(name, value) {
   try { localStorage.setItem(KEY, JSON.stringify(stored)); } catch { /* private mode */ }
   document.dispatchEvent(new CustomEvent("kva:pref", { detail: { name, value } }));
 }
+
+/** Set preference `name` here, and with the account when the player has one (the page carries
+ * the account's set on <html data-account-prefs> only then). Resolves to whether it was kept
+ * where it should be. */
+export async function savePref(name, value) {
+  setPref(name, value);
+  if (!root.dataset.accountPrefs) return true;
+  try {
+    const resp = await fetch("/settings", {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ [name]: value }),
+    });
+    return resp.ok;
+  } catch {
+    return false;
+  }
+}

@@ -1,7 +1,7 @@
 // The settings page: each choice takes effect at once, is kept in this browser, and for a
 // registered player is stored with the account (POST /settings).
 import { byId, setText } from "./dom.js";
-import { pref, setPref } from "./preferences.js";
+import { pref, savePref } from "./preferences.js";
 
 const form = byId("settings");
 const S = JSON.parse(byId("settings-strings").textContent);
@@ -14,17 +14,8 @@ for (const input of form.querySelectorAll("input[type=radio]")) {
 }
 
 async function store(name, value) {
-  if (!registered) { setText("settings-status", S.saved_here); return; }
-  try {
-    const resp = await fetch("/settings", {
-      method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ [name]: value }),
-    });
-    setText("settings-status", resp.ok ? S.saved : S.failed);
-  } catch {
-    setText("settings-status", S.failed);
-  }
+  const kept = await savePref(name, value);
+  setText("settings-status", !kept ? S.failed : registered ? S.saved : S.saved_here);
 }
 
 form.addEventListener("change", async (event) => {
@@ -38,6 +29,5 @@ form.addEventListener("change", async (event) => {
       return;
     }
   }
-  setPref(input.name, input.value);
   store(input.name, input.value);
 });

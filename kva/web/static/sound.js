@@ -24,7 +24,8 @@ const SOUNDS = {
   turn: [[660, 0, 0.09, "sine", 0.1], [880, 0.1, 0.14, "sine", 0.1]],
   score: [[523, 0, 0.08, "triangle", 0.12], [659, 0.08, 0.08, "triangle", 0.12],
     [784, 0.16, 0.16, "triangle", 0.12]],
-  warn: [[988, 0, 0.07, "square", 0.05]],
+  warn: [[880, 0, 0.08, "square", 0.05]],
+  warnHigh: [[1320, 0, 0.08, "square", 0.05]],
   win: [[392, 0, 0.14, "triangle", 0.14], [523, 0.14, 0.14, "triangle", 0.14],
     [659, 0.28, 0.3, "triangle", 0.14]],
   lose: [[392, 0, 0.18, "sine", 0.12], [311, 0.18, 0.3, "sine", 0.12]],
@@ -49,7 +50,9 @@ export function play(name) {
   }
 }
 
-/** Vibrate (phones that allow it), with sound on: the clock's warning felt in the pocket. */
+/** Vibrate (phones that allow it, after a gesture): the clock's warning felt in the pocket,
+ * sound or no sound. */
 export function buzz(pattern) {
-  if (pref("sound") === "on" && navigator.vibrate) navigator.vibrate(pattern);
+  if (!navigator.vibrate) return;
+  try { navigator.vibrate(pattern); } catch { /* not allowed here */ }
 }
