@@ -32,6 +32,7 @@ from limits.storage import storage_from_string
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kva.i18n import LOCALES, jinja_env
+from kva.numbers import parse_ascii_int
 from kva.service import NotFound, PlayError
 from kva.service import botapi as bots
 from kva.service.botapi import BotApiError, BotCaller, Challenges
@@ -179,7 +180,8 @@ async def _body(request: Request, fields: dict[str, tuple[type, ...]],
     """The request's JSON object: at most :data:`MAX_BODY` bytes, only ``fields`` (each of
     its types), ``required`` ones present. An empty body is ``{}``."""
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+    length = None if declared is None else parse_ascii_int(declared)
+    if declared is not None and (length is None or length > MAX_BODY):
         raise BotApiError("too_big", f"a request body may be at most {MAX_BODY} bytes", 413)
     data = b""
     async for chunk in request.stream():
@@ -565,7 +567,8 @@ async def bots_page(request: Request, error: str | None = None) -> Response:
 async def bots_challenge(request: Request, nickname: str, target: str = Form("75"),
                          bazaar: str = Form("draw"), rated: str = Form("")) -> Response:
     user = await ensure_user(request)
-    body = {"target": int(target) if target.isdigit() else target, "bazaar": bazaar,
+    number = parse_ascii_int(target, max_digits=4)
+    body = {"target": target if number is None else number, "bazaar": bazaar,
             "rated": rated == "1"}
     try:
         made = await _api(request).challenges.create(user, nickname, body)
