@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from kva.rules.numbers import parse_ascii_int
+
 TARGETS: Final = (75, 175, 255, 355)
 BazaarRule = Literal["draw", "pass-only"]
 BAZAAR_RULES: Final[tuple[BazaarRule, ...]] = ("draw", "pass-only")
@@ -54,8 +56,9 @@ class MatchSettings:
         """Settings from loose input: a target as int or digits, a bazaar name, and a rated
         flag as bool or ``"1"``/``"true"``/``"on"`` (``""``, ``"0"``, ``"false"``, None: no).
         Raises :class:`BadSettings` naming the first bad field."""
-        if isinstance(target, str) and target.strip().isdigit() and len(target.strip()) <= 4:
-            target = int(target.strip())
+        if isinstance(target, str):
+            number = parse_ascii_int(target, max_digits=4)
+            target = target if number is None else number
         if isinstance(target, bool) or not isinstance(target, int):
             raise BadSettings("target", "must be one of " + ", ".join(map(str, TARGETS)))
         if not isinstance(bazaar, str) or bazaar not in BAZAAR_RULES:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from kva.rules.numbers import parse_ascii_int
+
 #: Number of tiles in the double-six set.
 TILE_COUNT: Final = 28
 #: Pips on all 28 tiles together.
@@ -71,9 +73,10 @@ def parse_halves(text: str) -> tuple[int, int]:
     if not isinstance(text, str):
         raise ValueError(f"a tile must be a string like '6-4', not {text!r}")
     parts = text.strip().split("-")
-    if len(parts) != 2 or not all(p.isdigit() and len(p) == 1 for p in parts):
+    halves = [parse_ascii_int(p) if len(p) == 1 else None for p in parts]
+    if len(halves) != 2 or halves[0] is None or halves[1] is None:
         raise ValueError(f"not a tile: {text!r} (expected 'a-b' with halves 0..6)")
-    a, b = int(parts[0]), int(parts[1])
+    a, b = halves[0], halves[1]
     if a > MAX_NUMBER or b > MAX_NUMBER:
         raise ValueError(f"not a tile: {text!r} (halves go from 0 to 6)")
     return a, b

@@ -28,6 +28,7 @@ from sqlalchemy import func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from kva.rules import BadSettings, MatchSettings
+from kva.rules.numbers import parse_ascii_int
 from kva.service.accounts import REGISTERED, find_registered
 from kva.service.broker import Broker
 from kva.service.play import LiveMatch, PlayService
@@ -149,10 +150,8 @@ async def make_bot(sessions: async_sessionmaker[AsyncSession], user: User,
 async def set_max_matches(sessions: async_sessionmaker[AsyncSession], user_id: int,
                           value: object) -> int:
     """Set how many matches the bot plays at once (1 to :data:`MAX_MAX_MATCHES`)."""
-    try:
-        count = int(str(value))
-    except ValueError:
-        count = 0
+    count = 0 if isinstance(value, bool) else (
+        value if isinstance(value, int) else parse_ascii_int(str(value), max_digits=4) or 0)
     if not 1 <= count <= MAX_MAX_MATCHES:
         raise BotApiError("bad_limit", f"choose 1 to {MAX_MAX_MATCHES} matches at once")
     async with sessions() as session, session.begin():

@@ -27,6 +27,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 
+from kva.rules.numbers import parse_ascii_int
 from kva.storage.ledger import (
     ESCROW,
     GRANT,
@@ -76,10 +77,10 @@ def check_stake(raw: object) -> int:
     if isinstance(raw, int):
         value = raw
     else:
-        text = str(raw).strip()
-        if not text.isdigit() or len(text) > 6:
+        parsed = parse_ascii_int(str(raw), max_digits=6)
+        if parsed is None:
             raise CoinError("bad_stake", "choose a stake of 10, 50, 100, 500 or 1,000 coins")
-        value = int(text)
+        value = parsed
     if value != 0 and value not in STAKES:
         raise CoinError("bad_stake", "choose a stake of 10, 50, 100, 500 or 1,000 coins")
     return value

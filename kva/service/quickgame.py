@@ -197,8 +197,11 @@ class QuickGame:
             )
         except Exception as exc:
             if isinstance(exc, coins.CoinError):  # a player cannot cover the stake any more
+                # an expected refusal (docs/coins.md), not a fault: no traceback
+                log.info("quick game not started: %s (user %s)", exc.code, exc.user_id)
                 exc = QuickGameError(exc.code, str(exc))
-            log.exception("could not start a quick game")
+            else:
+                log.exception("could not start a quick game")
             for search in (a, b):
                 if not search.result.done():
                     search.result.set_exception(exc)

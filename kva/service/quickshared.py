@@ -372,6 +372,10 @@ class RedisQuickGame(QuickGame):
                 **clock_argument(s.clock),
             )
             outcome: dict[str, Any] = {"match_id": match_id}
+        except coins.CoinError as exc:  # a player cannot cover the stake any more
+            # an expected refusal (docs/coins.md), not a fault: no traceback
+            log.info("quick game not started: %s (user %s)", exc.code, exc.user_id)
+            outcome = {"error": exc.code}
         except Exception:
             log.exception("could not start a quick game")
             outcome = {"error": "failed"}

@@ -17,6 +17,8 @@ import struct
 import zlib
 from collections.abc import Callable, Sequence
 
+from kva.rules.numbers import parse_ascii_int
+
 #: Points per server on nginx's ketama ring (ngx_http_upstream_hash_module.c).
 _POINTS = 160
 
@@ -39,7 +41,7 @@ class HashRing:
         points: list[tuple[int, int]] = []
         for index, server in enumerate(self.servers):
             host, sep, port = server.rpartition(":")
-            if not sep or not host or not port.isdigit():
+            if not sep or not host or parse_ascii_int(port, max_digits=5) is None:
                 raise ValueError(f"an upstream server is host:port, not {server!r}")
             base = zlib.crc32(host.encode() + b"\0" + port.encode())
             prev = 0

@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kva.i18n import COOKIE_NAME as LANG_COOKIE
 from kva.i18n import negotiate_locale, translations
+from kva.rules.numbers import parse_ascii_int
 
 #: The default cap: every form and JSON body of the site fits in a few KiB.
 DEFAULT_MAX_BODY = 64 * 1024
@@ -66,12 +67,13 @@ class BodyLimit:
             return
         declared = Headers(scope=scope).get("content-length")
         if declared is not None:
-            if not declared.strip().isdigit():
+            length = parse_ascii_int(declared)
+            if length is None:
                 _ = _translator(scope)
                 await _answer(send, 400, "bad_length",
                               _("The request's Content-Length is not a whole number."))
                 return
-            if int(declared) > self.max_bytes:
+            if length > self.max_bytes:
                 await self._too_big(scope, send)
                 return
         received = 0

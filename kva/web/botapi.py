@@ -32,6 +32,7 @@ from limits.storage import storage_from_string
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kva.i18n import LOCALES, jinja_env
+from kva.rules.numbers import parse_ascii_int
 from kva.service import NotFound, PlayError
 from kva.service import botapi as bots
 from kva.service.botapi import BotApiError, BotCaller, Challenges
@@ -44,6 +45,7 @@ from kva.web.identity import ensure_user, session_of
 from kva.web.pages import error_page
 from kva.web.render import _LOADER as TEMPLATE_LOADER
 from kva.web.render import render
+from kva.web.security import client_key
 from kva.web.services import Services, services
 
 log = logging.getLogger(__name__)
@@ -57,6 +59,9 @@ MAX_BODY = 4096
 HEARTBEAT_S = float(os.environ.get("KVA_BOT_HEARTBEAT", "10") or 10)
 #: Requests per token (``limits`` notation); ``KVA_BOT_API_RATE`` overrides.
 DEFAULT_RATE = "30/second;1200/minute"
+#: Failed token authentications per address (client_key) before it must wait: guessing
+#: tokens is slow, and an owner who pasted a wrong token still gets several tries.
+DEFAULT_AUTH_FAIL_RATE = "20/minute;200/hour"
 #: Streams one token may hold open at once on one process (events and matches together).
 MAX_STREAMS = 32
 #: HTTP status of each play-service refusal (the WebSocket's codes).
@@ -88,6 +93,9 @@ class BotApi:
         self.challenges = challenges
         self.rate: list[RateLimitItem] = parse_limits(
             "KVA_BOT_API_RATE", os.environ.get("KVA_BOT_API_RATE") or DEFAULT_RATE)
+        self.auth_fail_rate: list[RateLimitItem] = parse_limits(
+            "KVA_BOT_API_AUTH_FAIL_RATE",
+            os.environ.get("KVA_BOT_API_AUTH_FAIL_RATE") or DEFAULT_AUTH_FAIL_RATE)
         storage: AsyncStorage
         if storage_url.startswith(("redis://", "rediss://")):
             storage = cast(AsyncStorage, storage_from_string(
@@ -105,6 +113,20 @@ class BotApi:
                 stats = await self._limiter.get_window_stats(item, "botapi", token_hash_)
                 return max(1, int(stats.reset_time - time.time()) + 1)
         return None
+
+    async def auth_wait(self, key: str) -> int | None:
+        """None if address ``key`` may try a token now, else seconds to wait (it failed
+        too often)."""
+        for item in self.auth_fail_rate:
+            if not await self._limiter.test(item, "botapi-auth", key):
+                stats = await self._limiter.get_window_stats(item, "botapi-auth", key)
+                return max(1, int(stats.reset_time - time.time()) + 1)
+        return None
+
+    async def auth_failed(self, key: str) -> None:
+        """Count one failed token authentication from address ``key``."""
+        for item in self.auth_fail_rate:
+            await self._limiter.hit(item, "botapi-auth", key)
 
     def check_streams(self, hashed: str) -> None:
         """Refuse one more stream for a token that holds :data:`MAX_STREAMS` open here."""
@@ -166,9 +188,17 @@ async def _caller(request: Request) -> BotCaller:
     """The bot behind the request's bearer token, counted against its rate limit."""
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
-    caller = await bots.authenticate(services(request).sessions,
-                                     token.strip() if scheme.lower() == "bearer" else None)
-    wait = await _api(request).allowed(caller.token_hash)
+    api, key = _api(request), client_key(request)
+    wait = await api.auth_wait(key)
+    if wait is not None:
+        raise BotApiError("rate_limited", f"too many failed tokens; try again in {wait} s", 429)
+    try:
+        caller = await bots.authenticate(services(request).sessions,
+                                         token.strip() if scheme.lower() == "bearer" else None)
+    except BotApiError:
+        await api.auth_failed(key)
+        raise
+    wait = await api.allowed(caller.token_hash)
     if wait is not None:
         raise BotApiError("rate_limited", f"too many requests; try again in {wait} s", 429)
     return caller
@@ -179,7 +209,8 @@ async def _body(request: Request, fields: dict[str, tuple[type, ...]],
     """The request's JSON object: at most :data:`MAX_BODY` bytes, only ``fields`` (each of
     its types), ``required`` ones present. An empty body is ``{}``."""
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+    length = None if declared is None else parse_ascii_int(declared)
+    if declared is not None and (length is None or length > MAX_BODY):
         raise BotApiError("too_big", f"a request body may be at most {MAX_BODY} bytes", 413)
     data = b""
     async for chunk in request.stream():
@@ -565,7 +596,8 @@ async def bots_page(request: Request, error: str | None = None) -> Response:
 async def bots_challenge(request: Request, nickname: str, target: str = Form("75"),
                          bazaar: str = Form("draw"), rated: str = Form("")) -> Response:
     user = await ensure_user(request)
-    body = {"target": int(target) if target.isdigit() else target, "bazaar": bazaar,
+    number = parse_ascii_int(target, max_digits=4)
+    body = {"target": target if number is None else number, "bazaar": bazaar,
             "rated": rated == "1"}
     try:
         made = await _api(request).challenges.create(user, nickname, body)

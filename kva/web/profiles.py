@@ -20,6 +20,7 @@ from markupsafe import Markup, escape
 from sqlalchemy import select
 
 from kva.ratings import PROVISIONAL_RD
+from kva.rules.numbers import parse_ascii_int
 from kva.service import accounts
 from kva.service import history as history_service
 from kva.service import ratings as ratings_service
@@ -44,9 +45,10 @@ def _page(request: Request, raw: str | None) -> int:
     _ = translator(request)
     if raw is None or raw == "":
         return 1
-    if not raw.isdigit() or not 1 <= int(raw) <= MAX_PAGE:
+    page = parse_ascii_int(raw)
+    if page is None or not 1 <= page <= MAX_PAGE:
         raise _fail(request, 400, _("That page number is not valid."))
-    return int(raw)
+    return page
 
 
 async def _player(request: Request, nickname: str) -> User:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from kva.rules.numbers import parse_ascii_int
 from kva.service.play.clock import PRESETS, parse_presets
 from kva.service.ratelimit import DEFAULTS as RATE_DEFAULTS
 from kva.service.ratelimit import parse_limits
@@ -43,9 +44,10 @@ def _count(name: str, default: int) -> int:
     raw = os.environ.get(name)
     if raw is None or raw == "":
         return default
-    if not raw.strip().isdigit():
+    value = parse_ascii_int(raw)
+    if value is None:
         raise ValueError(f"{name} must be a whole number, not {raw!r}")
-    return int(raw)
+    return value
 
 
 def _ws_count(name: str, default: int) -> int:
@@ -53,9 +55,10 @@ def _ws_count(name: str, default: int) -> int:
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
-    if not raw.strip().isdigit() or int(raw) < 1:
+    value = parse_ascii_int(raw)
+    if value is None or value < 1:
         raise ValueError(f"{name} must be a whole number of at least 1, not {raw!r}")
-    return int(raw)
+    return value
 
 
 def _ipv6_prefix(name: str, default: int) -> int:
@@ -63,9 +66,10 @@ def _ipv6_prefix(name: str, default: int) -> int:
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
-    if not raw.strip().isdigit() or not 32 <= int(raw) <= 128:
+    value = parse_ascii_int(raw, max_digits=3)
+    if value is None or not 32 <= value <= 128:
         raise ValueError(f"{name} must be a prefix length from 32 to 128, not {raw!r}")
-    return int(raw)
+    return value
 
 
 def _limit(name: str, key: str) -> str:
@@ -213,10 +217,10 @@ class Settings:
         ))
         secret = os.environ.get("KVA_SECRET_KEY") or persistent_secret(data_dir)
         port_raw = os.environ.get("KVA_PORT") or "8000"
-        try:
-            port = int(port_raw)
-        except ValueError:
-            raise ValueError(f"KVA_PORT must be a port number, not {port_raw!r}") from None
+        port_number = parse_ascii_int(port_raw, max_digits=5)
+        if port_number is None:
+            raise ValueError(f"KVA_PORT must be a port number, not {port_raw!r}")
+        port = port_number
         # Processes sharing a Redis broker share their rate-limit counters there by default.
         broker_raw = os.environ.get("KVA_BROKER_URL") or ""
         host = os.environ.get("KVA_HOST") or "127.0.0.1"

@@ -73,3 +73,28 @@ async def test_a_body_within_the_cap_is_answered(make_server: Callable[..., Any]
 
         r = await http.post("/learn/progress", content=small())
         assert r.status_code == 200
+
+
+@pytest.mark.parametrize("length", ["²", "٣", "１０", "-1", "1e3", "9" * 400])
+async def test_a_content_length_of_no_plain_number_is_a_clear_400(length: str) -> None:
+    from kva.web.bodylimit import BodyLimit
+
+    reached: list[bool] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        reached.append(True)
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    scope = {"type": "http", "method": "POST", "path": "/learn/progress",
+             "headers": [(b"content-length", length.encode())]}
+    await BodyLimit(app, max_bytes=65536)(scope, receive, send)
+    assert not reached
+    assert sent[0]["status"] == 400
+    assert json.loads(sent[1]["body"])["error"] == "bad_length"

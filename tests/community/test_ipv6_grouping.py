@@ -116,7 +116,7 @@ def test_kva_ipv6_prefix_defaults_to_64_and_takes_32_to_128(env: dict[str, str])
     assert Settings.from_env().ipv6_prefix == 64
     env["KVA_IPV6_PREFIX"] = "56"
     assert Settings.from_env().ipv6_prefix == 56
-    for bad in ("31", "129", "sixty", "-64"):
+    for bad in ("31", "129", "sixty", "-64", "６４", "²"):
         env["KVA_IPV6_PREFIX"] = bad
         with pytest.raises(ValueError, match="KVA_IPV6_PREFIX"):
             Settings.from_env()

@@ -785,3 +785,11 @@ def test_a_forfeit_whose_final_score_alone_drops_the_points_of_its_hand() -> Non
     doc, before = _resigned_after_scoring()
     doc["score"] = list(before)
     rejects(doc, "score", "the rules give")
+
+
+@pytest.mark.parametrize("name", ["٣-1", "²-1", "６-4", "6 -4", "66-4", "6-"])
+def test_a_tile_name_is_written_in_ascii_digits(name: str) -> None:
+    from kva.rules.tiles import parse_halves
+
+    with pytest.raises(ValueError, match="not a tile"):
+        parse_halves(name)
