@@ -53,6 +53,19 @@ def test_the_table_fits_the_screen(
     page.locator("#hand .tile").first.wait_for()
     page.wait_for_timeout(200)
 
+    # The player's own clock is on the screen and counts down (a bot table times each
+    # player's first move).
+    deadline = time.monotonic() + 10
+    while not game.my_turn() and time.monotonic() < deadline:
+        page.wait_for_timeout(40)
+    mine = page.locator(f'{tid("my-clock")}.running')
+    mine.wait_for()
+    assert page.evaluate(_IN_VIEW, '[data-testid="my-clock"]'), f"{size}/{lang}: clock hidden"
+    before = int(mine.get_attribute("data-ms") or 0)
+    page.wait_for_timeout(1300)
+    after = int(mine.get_attribute("data-ms") or 0)
+    assert 0 < after <= before - 1000, (before, after)
+
     assert page.evaluate("window.scrollY") == 0
     assert page.evaluate(_IN_VIEW, "#board"), f"{size}/{lang}: the board is not all in view"
     assert page.evaluate(_IN_VIEW, "#hand"), f"{size}/{lang}: the hand is not all in view"
