@@ -59,3 +59,17 @@ def test_the_readme_says_how_to_play_stop_reset_and_open_the_server_to_a_phone()
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for needed in ("/learn", "docs/rules.md", "Ctrl-C", "./var", "--host 0.0.0.0"):
         assert needed in readme, needed
+
+
+def test_every_setting_the_code_reads_is_in_the_configuration_table() -> None:
+    """A ``KVA_*`` variable the code reads and docs/configuration.md's table lacks is a setting
+    an operator cannot find; one the table lists and no code reads is a setting that does
+    nothing. (``KVA_TEST_*`` variables are the test suite's, described in prose.)"""
+    code: set[str] = set()
+    for path in (ROOT / "kva").rglob("*.py"):
+        found = re.findall(r"\bKVA_[A-Z0-9_]+\b", path.read_text(encoding="utf-8"))
+        code |= {name for name in found if not name.startswith("KVA_TEST_")}
+    table = set(re.findall(r"^\| `(KVA_[A-Z0-9_]+)`", (ROOT / "docs" / "configuration.md")
+                           .read_text(encoding="utf-8"), re.MULTILINE))
+    assert sorted(code - table) == [], "read by the code, missing from the table"
+    assert sorted(table - code) == [], "in the table, read by no code"
