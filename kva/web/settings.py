@@ -169,6 +169,8 @@ class Settings:
     table_password_rate_ip: str = RATE_DEFAULTS["table_password_ip"]
     table_password_rate_table: str = RATE_DEFAULTS["table_password_table"]
     table_create_rate_ip: str = RATE_DEFAULTS["table_create_ip"]
+    bot_match_create_rate_ip: str = RATE_DEFAULTS["bot_match_create_ip"]
+    guest_create_rate_ip: str = RATE_DEFAULTS["guest_create_ip"]
     #: Waiting open tables one player may have in the lobby at once.
     max_open_tables: int = 3
     #: Reverse proxies whose ``X-Forwarded-*`` headers are believed (none by default).
@@ -206,6 +208,8 @@ class Settings:
             "table_password_ip": self.table_password_rate_ip,
             "table_password_table": self.table_password_rate_table,
             "table_create_ip": self.table_create_rate_ip,
+            "bot_match_create_ip": self.bot_match_create_rate_ip,
+            "guest_create_ip": self.guest_create_rate_ip,
         }
 
     @classmethod
@@ -256,6 +260,9 @@ class Settings:
             table_password_rate_table=_limit("KVA_TABLE_PASSWORD_RATE_TABLE",
                                              "table_password_table"),
             table_create_rate_ip=_limit("KVA_TABLE_CREATE_RATE_IP", "table_create_ip"),
+            bot_match_create_rate_ip=_limit("KVA_BOT_MATCH_CREATE_RATE_IP",
+                                            "bot_match_create_ip"),
+            guest_create_rate_ip=_limit("KVA_GUEST_CREATE_RATE_IP", "guest_create_ip"),
             max_open_tables=_count("KVA_MAX_OPEN_TABLES", 3),
             trusted_proxies=parse_trusted_proxies(os.environ.get("KVA_TRUSTED_PROXIES", "")),
             ipv6_prefix=_ipv6_prefix("KVA_IPV6_PREFIX", 64),
