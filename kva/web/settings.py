@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kva.rules.numbers import parse_ascii_int
+from kva.service.analysis import DEFAULT_MAX_QUEUE as DEFAULT_ANALYSIS_QUEUE
 from kva.service.play.clock import PRESETS, parse_presets
 from kva.service.ratelimit import DEFAULTS as RATE_DEFAULTS
 from kva.service.ratelimit import parse_limits
@@ -171,6 +172,9 @@ class Settings:
     table_create_rate_ip: str = RATE_DEFAULTS["table_create_ip"]
     bot_match_create_rate_ip: str = RATE_DEFAULTS["bot_match_create_ip"]
     guest_create_rate_ip: str = RATE_DEFAULTS["guest_create_ip"]
+    analysis_rate_ip: str = RATE_DEFAULTS["analysis_ip"]
+    #: Matches waiting for (or in) post-game analysis at once (``KVA_ANALYSIS_QUEUE``).
+    analysis_queue: int = DEFAULT_ANALYSIS_QUEUE
     #: Waiting open tables one player may have in the lobby at once.
     max_open_tables: int = 3
     #: Reverse proxies whose ``X-Forwarded-*`` headers are believed (none by default).
@@ -210,6 +214,7 @@ class Settings:
             "table_create_ip": self.table_create_rate_ip,
             "bot_match_create_ip": self.bot_match_create_rate_ip,
             "guest_create_ip": self.guest_create_rate_ip,
+            "analysis_ip": self.analysis_rate_ip,
         }
 
     @classmethod
@@ -263,6 +268,8 @@ class Settings:
             bot_match_create_rate_ip=_limit("KVA_BOT_MATCH_CREATE_RATE_IP",
                                             "bot_match_create_ip"),
             guest_create_rate_ip=_limit("KVA_GUEST_CREATE_RATE_IP", "guest_create_ip"),
+            analysis_rate_ip=_limit("KVA_ANALYSIS_RATE_IP", "analysis_ip"),
+            analysis_queue=_ws_count("KVA_ANALYSIS_QUEUE", DEFAULT_ANALYSIS_QUEUE),
             max_open_tables=_count("KVA_MAX_OPEN_TABLES", 3),
             trusted_proxies=parse_trusted_proxies(os.environ.get("KVA_TRUSTED_PROXIES", "")),
             ipv6_prefix=_ipv6_prefix("KVA_IPV6_PREFIX", 64),
