@@ -17,7 +17,8 @@ What is counted (defaults in :data:`DEFAULTS`, settings in docs/configuration.md
 * every match against a bot started, per client IP address;
 * every guest user created (a visitor with no session who acts), per client IP address:
   each is a user and a session row, so a cookie-less flood must not write them unbounded;
-* every request for a match's analysis, per client IP address.
+* every request for a match's analysis, per client IP address;
+* every challenge sent (from the Bots page or the bot API), per client IP address.
 
 A refused attempt is refused before any password is hashed or checked, so the limit also
 bounds the CPU an attacker can make the server spend on Argon2.
@@ -46,6 +47,7 @@ DEFAULTS: dict[str, str] = {
     "bot_match_create_ip": "20/minute;120/hour",
     "guest_create_ip": "30/minute;300/hour",
     "analysis_ip": "10/minute;60/hour",
+    "challenge_ip": "10/minute;60/hour",
 }
 
 #: The storage namespace of wrong table passwords per (table, client).

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from kva.rules.numbers import parse_ascii_int
 from kva.service.analysis import DEFAULT_MAX_QUEUE as DEFAULT_ANALYSIS_QUEUE
+from kva.service.botapi import DEFAULT_MAX_PENDING_TO_TARGET
 from kva.service.play.clock import PRESETS, parse_presets
 from kva.service.ratelimit import DEFAULTS as RATE_DEFAULTS
 from kva.service.ratelimit import parse_limits
@@ -173,6 +174,9 @@ class Settings:
     bot_match_create_rate_ip: str = RATE_DEFAULTS["bot_match_create_ip"]
     guest_create_rate_ip: str = RATE_DEFAULTS["guest_create_ip"]
     analysis_rate_ip: str = RATE_DEFAULTS["analysis_ip"]
+    challenge_rate_ip: str = RATE_DEFAULTS["challenge_ip"]
+    #: Pending challenges one player may be sent at once (``KVA_CHALLENGES_PER_TARGET``).
+    challenges_per_target: int = DEFAULT_MAX_PENDING_TO_TARGET
     #: Matches waiting for (or in) post-game analysis at once (``KVA_ANALYSIS_QUEUE``).
     analysis_queue: int = DEFAULT_ANALYSIS_QUEUE
     #: Waiting open tables one player may have in the lobby at once.
@@ -215,6 +219,7 @@ class Settings:
             "bot_match_create_ip": self.bot_match_create_rate_ip,
             "guest_create_ip": self.guest_create_rate_ip,
             "analysis_ip": self.analysis_rate_ip,
+            "challenge_ip": self.challenge_rate_ip,
         }
 
     @classmethod
@@ -269,6 +274,9 @@ class Settings:
                                             "bot_match_create_ip"),
             guest_create_rate_ip=_limit("KVA_GUEST_CREATE_RATE_IP", "guest_create_ip"),
             analysis_rate_ip=_limit("KVA_ANALYSIS_RATE_IP", "analysis_ip"),
+            challenge_rate_ip=_limit("KVA_CHALLENGE_RATE_IP", "challenge_ip"),
+            challenges_per_target=_ws_count("KVA_CHALLENGES_PER_TARGET",
+                                            DEFAULT_MAX_PENDING_TO_TARGET),
             analysis_queue=_ws_count("KVA_ANALYSIS_QUEUE", DEFAULT_ANALYSIS_QUEUE),
             max_open_tables=_count("KVA_MAX_OPEN_TABLES", 3),
             trusted_proxies=parse_trusted_proxies(os.environ.get("KVA_TRUSTED_PROXIES", "")),
