@@ -13,6 +13,7 @@ import httpx
 from accounts_help import registered
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import async_sessionmaker
+from webhelp import Visitor
 
 from kva.bots import make_bot
 from kva.rules import Match, player_view, write_record
@@ -181,3 +182,35 @@ async def test_a_registered_player_has_one_analysis_of_their_own_in_the_queue(
         r = await player.http.post(f"/m/{second}/analysis")
         assert r.status_code == 429 and "still in the queue" in r.json()["message"]
         assert (await player.http.post(f"/m/{first}/analysis")).status_code == 202  # joins
+
+
+async def test_a_private_matchs_stake_is_hidden_from_those_who_may_not_see_it(
+    make_server: Callable[..., Any]
+) -> None:
+    server = make_server()
+    host, _host_name = await registered(server.base_url, "gela")
+    friend, _friend_name = await registered(server.base_url, "tako")
+    r = await host.http.post("/matches", data={"opponent": "friend", "target": "75",
+                                               "bazaar": "draw", "stake": "100",
+                                               "password": "s3cret-table"})
+    assert r.status_code == 303, r.text
+    match_id = r.headers["location"].rsplit("/", 1)[1]
+    token = await host.share_token(match_id)
+    assert (await friend.http.post(f"/t/{token}",
+                                   data={"password": "s3cret-table"})).status_code == 303
+    async with Visitor(server.base_url) as outsider, Visitor(server.base_url) as watcher:
+        assert (await outsider.http.get(f"/m/{match_id}")).status_code == 403
+        hidden = await outsider.http.get(f"/wallet/match/{match_id}.json")
+        assert hidden.status_code == 404 and "100" not in hidden.text
+        unknown = await outsider.http.get("/wallet/match/nosuchmatch.json")
+        assert unknown.status_code == 404  # a private match looks like no match at all
+        # Who gave the password watches the match, and sees its stake as its page does.
+        assert (await watcher.http.post(f"/t/{token}",
+                                        data={"password": "s3cret-table"})).status_code == 303
+        seen = await watcher.http.get(f"/wallet/match/{match_id}.json")
+        assert seen.status_code == 200 and seen.json()["stake"] == 100
+        for player in (host, friend):
+            mine = (await player.http.get(f"/wallet/match/{match_id}.json")).json()
+            assert mine == {"stake": 100, "delta": -100, "paid": False, "escrow": 200}
+    for v in (host, friend):
+        await v.__aexit__()
