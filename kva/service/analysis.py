@@ -7,6 +7,10 @@ machine the operating system gives the live bots' workers the CPU first; and ana
 one decision at a time, so a long queue never holds a block of work. Requests for the same
 match share one job; a request for an analysed match is served from the database. Progress
 (decisions done of the total, place in the queue) is kept per job for the replay page.
+
+The queue is bounded: at most ``max_queue`` matches wait or run (:class:`QueueFull` past it),
+and each requester (a player, or an address for guests) has at most one match of their own in
+it (:class:`AlreadyPending`); asking for a match already queued joins it and costs nothing.
 """
 
 from __future__ import annotations
@@ -51,10 +55,23 @@ def _evaluate(view: PlayerView, seed: int, playouts: int) -> Evaluation:
     return evaluate(view, seed, playouts)
 
 
+#: Matches waiting or being analysed at once, by default (``KVA_ANALYSIS_QUEUE``).
+DEFAULT_MAX_QUEUE = 20
+
+
+class QueueFull(Exception):
+    """The queue holds ``max_queue`` matches: a new one must wait until one is done."""
+
+
+class AlreadyPending(Exception):
+    """The requester already has another match of their own waiting or being analysed."""
+
+
 @dataclass
 class Job:
     match_id: str
     doc: dict[str, Any]
+    requester: str = ""
     total: int = 0
     done: int = 0
     state: str = "queued"  # queued, running, done, failed
@@ -65,13 +82,16 @@ class AnalysisService:
     """The queue, its one consumer, and the stored results."""
 
     def __init__(self, sessions: async_sessionmaker[AsyncSession],
-                 executor: Executor | None = None, playouts: int = ANALYSIS_PLAYOUTS) -> None:
+                 executor: Executor | None = None, playouts: int = ANALYSIS_PLAYOUTS,
+                 max_queue: int = DEFAULT_MAX_QUEUE) -> None:
         self._sessions = sessions
+        self.max_queue = max_queue
         self._executor = executor
         self.playouts = playouts
         self._queue: asyncio.Queue[Job] = asyncio.Queue()
         self._jobs: dict[str, Job] = {}
         self._order: list[str] = []
+        self._pending_of: dict[str, str] = {}  # requester -> the match they queued
         self._task: asyncio.Task[None] | None = None
 
     async def stored(self, match_id: str) -> dict[str, Any] | None:
@@ -91,15 +111,29 @@ class AnalysisService:
         ahead = self._order.index(match_id) if match_id in self._order else 0
         return {"status": job.state, "done": job.done, "total": job.total, "ahead": ahead}
 
-    def request(self, match_id: str, doc: dict[str, Any]) -> dict[str, Any]:
-        """Queue ``match_id`` (its finished record ``doc``) unless it is already queued."""
+    def pending(self) -> int:
+        """How many matches wait or are being analysed."""
+        return len(self._order)
+
+    def request(self, match_id: str, doc: dict[str, Any], requester: str = "") -> dict[str, Any]:
+        """Queue ``match_id`` (its finished record ``doc``) unless it is already queued.
+
+        A new job for ``requester`` (a key naming who asks; empty: nobody in particular) is
+        refused with :class:`AlreadyPending` while another of theirs waits or runs, and with
+        :class:`QueueFull` when ``max_queue`` matches do; joining a queued job never is."""
         old = self._jobs.get(match_id)
         if old is not None and old.state == "failed":
             del self._jobs[match_id]
         if match_id not in self._jobs:
-            job = Job(match_id, doc)
+            if requester and requester in self._pending_of:
+                raise AlreadyPending(self._pending_of[requester])
+            if self.pending() >= self.max_queue:
+                raise QueueFull(match_id)
+            job = Job(match_id, doc, requester)
             self._jobs[match_id] = job
             self._order.append(match_id)
+            if requester:
+                self._pending_of[requester] = match_id
             self._queue.put_nowait(job)
             if self._task is None or self._task.done():
                 self._task = asyncio.get_running_loop().create_task(self._consume())
@@ -129,6 +163,8 @@ class AnalysisService:
             finally:
                 if job.match_id in self._order:
                     self._order.remove(job.match_id)
+                if self._pending_of.get(job.requester) == job.match_id:
+                    del self._pending_of[job.requester]
                 job.finished.set()
                 if job.state == "done":
                     self._jobs.pop(job.match_id, None)

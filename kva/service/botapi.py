@@ -48,6 +48,9 @@ TOKEN_REVOKED_TOPIC = "botapi:revoked"
 DEFAULT_MAX_MATCHES, MAX_MAX_MATCHES = 3, 20
 #: Pending challenges one player may have out at once.
 MAX_PENDING = 10
+#: Pending challenges one player (a bot, usually) may be sent at once, by default
+#: (``KVA_CHALLENGES_PER_TARGET``): many visitors must not bury a bot under challenges.
+DEFAULT_MAX_PENDING_TO_TARGET = 20
 #: A challenge nobody answered in this long has expired (status ``expired``).
 CHALLENGE_TTL = timedelta(minutes=10)
 #: Live tokens per bot.
@@ -292,10 +295,12 @@ class Challenges:
     """Challenges between players, and the bot events of their matches."""
 
     def __init__(self, sessions: async_sessionmaker[AsyncSession], broker: Broker,
-                 play: PlayService) -> None:
+                 play: PlayService,
+                 max_pending_to_target: int = DEFAULT_MAX_PENDING_TO_TARGET) -> None:
         self._sessions = sessions
         self._broker = broker
         self._play = play
+        self.max_pending_to_target = max_pending_to_target
         self._announced: OrderedDict[str, None] = OrderedDict()
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -345,6 +350,12 @@ class Challenges:
             if len(pending) >= MAX_PENDING:
                 raise BotApiError("too_many_challenges",
                                   f"at most {MAX_PENDING} pending challenges", 429)
+            waiting = [r for r in await session.scalars(
+                select(Challenge).where(Challenge.target_id == target.id,
+                                        Challenge.status == "pending")) if not expired(r)]
+            if len(waiting) >= self.max_pending_to_target:
+                raise BotApiError("target_busy", f"{nickname} already has "
+                                  f"{self.max_pending_to_target} pending challenges", 429)
             row = Challenge(id=secrets.token_urlsafe(9), challenger_id=me, target_id=target.id,
                             target=settings.target, bazaar=settings.bazaar,
                             rated=settings.rated, status="pending", created_at=utcnow())

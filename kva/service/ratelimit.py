@@ -13,7 +13,12 @@ What is counted (defaults in :data:`DEFAULTS`, settings in docs/configuration.md
 * every registration, per client IP address (accounts are not free to mass-produce);
 * every table-password attempt, per client, and every wrong one per table: the table's
   ceiling refuses only the clients that guessed wrong on it;
-* every table opened, per client IP address.
+* every table opened, per client IP address;
+* every match against a bot started, per client IP address;
+* every guest user created (a visitor with no session who acts), per client IP address:
+  each is a user and a session row, so a cookie-less flood must not write them unbounded;
+* every request for a match's analysis, per client IP address;
+* every challenge sent (from the Bots page or the bot API), per client IP address.
 
 A refused attempt is refused before any password is hashed or checked, so the limit also
 bounds the CPU an attacker can make the server spend on Argon2.
@@ -39,6 +44,10 @@ DEFAULTS: dict[str, str] = {
     "table_password_ip": "10/minute;60/hour",
     "table_password_table": "10/minute;50/hour",
     "table_create_ip": "10/minute;60/hour",
+    "bot_match_create_ip": "20/minute;120/hour",
+    "guest_create_ip": "30/minute;300/hour",
+    "analysis_ip": "10/minute;60/hour",
+    "challenge_ip": "10/minute;60/hour",
 }
 
 #: The storage namespace of wrong table passwords per (table, client).
@@ -148,12 +157,24 @@ class AuthRateLimiter:
         for item in self._items["table_password_table"]:
             await self._limiter.hit(item, _TABLE_CLIENT, f"{table}|{client}")
 
+    async def check(self, scope: str, key: str) -> Refusal | None:
+        """Count one attempt of ``scope`` from ``key``; the refusal if it must not be made now."""
+        refusal = await self._blocked(scope, key)
+        if refusal is None:
+            await self._hit(scope, key)
+        return refusal
+
     async def check_table_create(self, ip: str) -> Refusal | None:
         """Count one new table from ``ip``; the refusal if it must not be opened now."""
-        refusal = await self._blocked("table_create_ip", ip)
-        if refusal is None:
-            await self._hit("table_create_ip", ip)
-        return refusal
+        return await self.check("table_create_ip", ip)
+
+    async def check_bot_match_create(self, ip: str) -> Refusal | None:
+        """Count one new match against a bot from ``ip``; the refusal if it must wait."""
+        return await self.check("bot_match_create_ip", ip)
+
+    async def check_guest_create(self, ip: str) -> Refusal | None:
+        """Count one new guest user from ``ip``; the refusal if none may be created now."""
+        return await self.check("guest_create_ip", ip)
 
     async def check_register(self, ip: str) -> Refusal | None:
         """Count one registration attempt from ``ip``; the refusal if it must not be tried."""

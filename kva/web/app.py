@@ -106,7 +106,10 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        return pages.error_page(request, exc.status_code, exc.detail)
+        response = pages.error_page(request, exc.status_code, exc.detail)
+        if exc.headers:  # e.g. Retry-After of a refusal
+            response.headers.update(exc.headers)
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def bad_input(request: Request, exc: RequestValidationError) -> Response:

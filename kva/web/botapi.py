@@ -243,6 +243,13 @@ async def _body(request: Request, fields: dict[str, tuple[type, ...]],
     return cast(dict[str, Any], parsed)
 
 
+def _retry_after(exc: BotApiError) -> dict[str, str] | None:
+    """``Retry-After`` for a ``rate_limited`` refusal (its message ends "in N s")."""
+    if exc.code != "rate_limited":
+        return None
+    return {"Retry-After": exc.message.split()[-2]}
+
+
 def _json_route(handler: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Response]]:
     """Run ``handler``; its refusals become JSON errors with their HTTP status."""
 
@@ -251,10 +258,7 @@ def _json_route(handler: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitab
         try:
             result = await handler(*args, **kwargs)
         except BotApiError as exc:
-            headers = None
-            if exc.code == "rate_limited":
-                headers = {"Retry-After": exc.message.split()[-2]}
-            return _error(exc.code, exc.message, exc.status, headers)
+            return _error(exc.code, exc.message, exc.status, _retry_after(exc))
         except PlayError as exc:
             return _error(exc.code, exc.message, PLAY_STATUS.get(exc.code, 400))
         except NotFound:
@@ -302,8 +306,18 @@ async def api_challenge(request: Request, nickname: str) -> Response:
     """Challenge a player or another bot."""
     caller = await _caller(request)
     body = await _body(request, {"target": (int,), "bazaar": (str,), "rated": (bool,)})
+    await _count_challenge(request)
     made = await _api(request).challenges.create(caller, nickname, body)
     return JSONResponse(made, 201)
+
+
+async def _count_challenge(request: Request) -> None:
+    """Count one challenge from the request's address (``KVA_CHALLENGE_RATE_IP``); over the
+    limit, :class:`BotApiError` ``rate_limited`` naming the seconds to wait."""
+    refusal = await services(request).rate_limiter.check("challenge_ip", client_key(request))
+    if refusal is not None:
+        raise BotApiError("rate_limited", "too many challenges from this address; try again "
+                          f"in {refusal.retry_after} s", 429)
 
 
 @router.post("/api/challenge/{challenge_id}/accept")
@@ -595,6 +609,10 @@ async def bots_page(request: Request, error: str | None = None) -> Response:
 @router.post("/bots/{nickname}/challenge")
 async def bots_challenge(request: Request, nickname: str, target: str = Form("75"),
                          bazaar: str = Form("draw"), rated: str = Form("")) -> Response:
+    try:
+        await _count_challenge(request)  # before a guest is created for the visitor
+    except BotApiError as exc:
+        return await bots_page_error(request, exc)
     user = await ensure_user(request)
     number = parse_ascii_int(target, max_digits=4)
     body = {"target": target if number is None else number, "bazaar": bazaar,
@@ -609,6 +627,7 @@ async def bots_challenge(request: Request, nickname: str, target: str = Form("75
 async def bots_page_error(request: Request, exc: BotApiError) -> Response:
     response = await bots_page(request, error=exc.code)
     response.status_code = exc.status
+    response.headers.update(_retry_after(exc) or {})
     return response
 
 
@@ -710,7 +729,8 @@ def install(app: FastAPI) -> None:
     async def lifespan(app_: Any) -> AsyncIterator[Any]:
         async with inner(app_) as state:
             svc = services(app)
-            challenges = Challenges(svc.sessions, svc.broker, svc.play)
+            challenges = Challenges(svc.sessions, svc.broker, svc.play,
+                                    svc.settings.challenges_per_target)
             svc.play.commit_hooks.append(challenges.after_commit)
             api = BotApi(challenges, svc.settings.rate_limit_storage)
             app.state.botapi = api

@@ -3,7 +3,8 @@
 A request with no session has no user (``request.state.user`` is None): pages that merely
 render need none, so a crawler or a 404 creates no row. A route that acts (opening or joining a
 table, a quick game, registering) calls :func:`ensure_user`, which creates the guest and its
-session then, and has the middleware set the cookie.
+session then, and has the middleware set the cookie. Guests created are limited per client
+address (``KVA_GUEST_CREATE_RATE_IP``): over it, 429 with ``Retry-After`` before any row is written.
 
 Sessions are server-side records (:mod:`kva.service.sessions`); :class:`SessionCodec` only reads
 a cookie of the earlier signed scheme once, so its holder keeps their user and gets a real
@@ -12,14 +13,15 @@ session in exchange.
 
 from __future__ import annotations
 
-from fastapi import Request
+from fastapi import HTTPException, Request
 from itsdangerous import BadSignature, URLSafeSerializer
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.types import Scope
 
 from kva.service.sessions import LiveSession, guest_with_session, live_session
 from kva.storage.models import User
-from kva.web.security import client_ip
+from kva.web.render import translator
+from kva.web.security import client_ip, client_key
 from kva.web.services import services
 
 COOKIE = "kva_session"
@@ -74,6 +76,14 @@ async def ensure_user(request: Request) -> User:
     user: User | None = request.state.user
     if user is not None:
         return user
+    refusal = await services(request).rate_limiter.check_guest_create(client_key(request))
+    if refusal is not None:  # refused before any user or session row is written
+        _ = translator(request)
+        minutes = max(1, -(-refusal.retry_after // 60))
+        request.state.own_error = True
+        raise HTTPException(429, _("Too many new visitors from your address. Try again in "
+                                   "%(minutes)s min.") % {"minutes": minutes},
+                            headers={"Retry-After": str(refusal.retry_after)})
     user, token = await guest_with_session(services(request).sessions, client_ip(request))
     request.state.user = user
     request.state.session_token = token

@@ -16,10 +16,11 @@ from kva.learn.strategy import BY_SLUG, EXAMPLES
 from kva.rules.view_json import view_to_json
 from kva.service import NotFound
 from kva.service.accounts import is_registered
-from kva.service.analysis import AnalysisService
+from kva.service.analysis import AlreadyPending, AnalysisService, QueueFull
 from kva.storage.learn import LearnProgress
 from kva.storage.models import MatchRow, utcnow
 from kva.web.render import render, translator
+from kva.web.security import client_key
 from kva.web.services import services
 
 router = APIRouter()
@@ -136,7 +137,8 @@ async def progress_post(request: Request) -> JSONResponse:
 def _analysis(request: Request) -> AnalysisService:
     service: AnalysisService | None = getattr(request.app.state, "analysis", None)
     if service is None:
-        service = AnalysisService(services(request).sessions)
+        service = AnalysisService(services(request).sessions,
+                                  max_queue=services(request).settings.analysis_queue)
         request.app.state.analysis = service
     return service
 
@@ -170,15 +172,46 @@ async def analysis_get(request: Request, match_id: str) -> JSONResponse:
     return JSONResponse(service.status(match_id))
 
 
+#: Seconds a refused analysis request is told to wait: one job of its requester, or a free
+#: place in a full queue (a match's analysis takes tens of seconds).
+PENDING_RETRY_AFTER = 30
+FULL_RETRY_AFTER = 60
+
+
+def _refused(status: int, message: str, retry_after: int) -> JSONResponse:
+    return JSONResponse({"status": "refused", "message": message}, status_code=status,
+                        headers={"Retry-After": str(retry_after)})
+
+
 @router.post("/m/{match_id}/analysis")
 async def analysis_post(request: Request, match_id: str) -> JSONResponse:
-    """Ask for the analysis of a finished match: queued once, served from the database after."""
+    """Ask for the analysis of a finished match: queued once, served from the database after.
+
+    Anyone who may watch the match may ask. Requests are limited per client address; a
+    registered player has one match of their own in the queue at a time, guests one per
+    address; joining a match already queued is always allowed; a full queue answers 503."""
+    _ = translator(request)
+    client = client_key(request)
+    refusal = await services(request).rate_limiter.check("analysis_ip", client)
+    if refusal is not None:
+        minutes = max(1, -(-refusal.retry_after // 60))
+        return _refused(429, _("You asked for too many analyses. Try again in %(minutes)s "
+                               "min.") % {"minutes": minutes}, refusal.retry_after)
     doc = await _finished(request, match_id)
     service = _analysis(request)
     stored = await service.stored(match_id)
     if stored is not None:
         return JSONResponse({"status": "done", "analysis": stored})
-    return JSONResponse(service.request(match_id, doc), status_code=202)
+    user = request.state.user
+    requester = f"user:{user.id}" if is_registered(user) else f"address:{client}"
+    try:
+        return JSONResponse(service.request(match_id, doc, requester), status_code=202)
+    except AlreadyPending:
+        return _refused(429, _("One of your analyses is still in the queue. Ask for this one "
+                               "when it is done."), PENDING_RETRY_AFTER)
+    except QueueFull:
+        return _refused(503, _("The analysis queue is full. Try again in a few minutes."),
+                        FULL_RETRY_AFTER)
 
 
 def install(app: FastAPI) -> None:

@@ -129,6 +129,11 @@ async def new_match(
                 >= cap:
             raise _fail(request, 429, _("You already have %(count)s open tables waiting in "
                                         "the lobby. Cancel one first.") % {"count": cap})
+    else:  # a bot match costs a bot's moves for as long as it runs: limited per client
+        refusal = await _limiter(request).check_bot_match_create(client_key(request))
+        if refusal is not None:
+            return _too_many(request, refusal, _("You started too many matches against bots. "
+                                                "Try again in %(minutes)s min."))
     user = await ensure_user(request)
     try:
         match_id, _token = await _service(request).create_match(

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kva.rules.numbers import parse_ascii_int
+from kva.service.analysis import DEFAULT_MAX_QUEUE as DEFAULT_ANALYSIS_QUEUE
+from kva.service.botapi import DEFAULT_MAX_PENDING_TO_TARGET
 from kva.service.play.clock import PRESETS, parse_presets
 from kva.service.ratelimit import DEFAULTS as RATE_DEFAULTS
 from kva.service.ratelimit import parse_limits
@@ -169,6 +171,14 @@ class Settings:
     table_password_rate_ip: str = RATE_DEFAULTS["table_password_ip"]
     table_password_rate_table: str = RATE_DEFAULTS["table_password_table"]
     table_create_rate_ip: str = RATE_DEFAULTS["table_create_ip"]
+    bot_match_create_rate_ip: str = RATE_DEFAULTS["bot_match_create_ip"]
+    guest_create_rate_ip: str = RATE_DEFAULTS["guest_create_ip"]
+    analysis_rate_ip: str = RATE_DEFAULTS["analysis_ip"]
+    challenge_rate_ip: str = RATE_DEFAULTS["challenge_ip"]
+    #: Pending challenges one player may be sent at once (``KVA_CHALLENGES_PER_TARGET``).
+    challenges_per_target: int = DEFAULT_MAX_PENDING_TO_TARGET
+    #: Matches waiting for (or in) post-game analysis at once (``KVA_ANALYSIS_QUEUE``).
+    analysis_queue: int = DEFAULT_ANALYSIS_QUEUE
     #: Waiting open tables one player may have in the lobby at once.
     max_open_tables: int = 3
     #: Reverse proxies whose ``X-Forwarded-*`` headers are believed (none by default).
@@ -206,6 +216,10 @@ class Settings:
             "table_password_ip": self.table_password_rate_ip,
             "table_password_table": self.table_password_rate_table,
             "table_create_ip": self.table_create_rate_ip,
+            "bot_match_create_ip": self.bot_match_create_rate_ip,
+            "guest_create_ip": self.guest_create_rate_ip,
+            "analysis_ip": self.analysis_rate_ip,
+            "challenge_ip": self.challenge_rate_ip,
         }
 
     @classmethod
@@ -256,6 +270,14 @@ class Settings:
             table_password_rate_table=_limit("KVA_TABLE_PASSWORD_RATE_TABLE",
                                              "table_password_table"),
             table_create_rate_ip=_limit("KVA_TABLE_CREATE_RATE_IP", "table_create_ip"),
+            bot_match_create_rate_ip=_limit("KVA_BOT_MATCH_CREATE_RATE_IP",
+                                            "bot_match_create_ip"),
+            guest_create_rate_ip=_limit("KVA_GUEST_CREATE_RATE_IP", "guest_create_ip"),
+            analysis_rate_ip=_limit("KVA_ANALYSIS_RATE_IP", "analysis_ip"),
+            challenge_rate_ip=_limit("KVA_CHALLENGE_RATE_IP", "challenge_ip"),
+            challenges_per_target=_ws_count("KVA_CHALLENGES_PER_TARGET",
+                                            DEFAULT_MAX_PENDING_TO_TARGET),
+            analysis_queue=_ws_count("KVA_ANALYSIS_QUEUE", DEFAULT_ANALYSIS_QUEUE),
             max_open_tables=_count("KVA_MAX_OPEN_TABLES", 3),
             trusted_proxies=parse_trusted_proxies(os.environ.get("KVA_TRUSTED_PROXIES", "")),
             ipv6_prefix=_ipv6_prefix("KVA_IPV6_PREFIX", 64),

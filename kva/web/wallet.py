@@ -11,7 +11,7 @@ from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from sqlalchemy import select
 
-from kva.service import coins
+from kva.service import NotFound, coins
 from kva.service.coins import CoinError
 from kva.storage.ledger import CoinAccount, CoinEntry
 from kva.storage.models import User
@@ -137,9 +137,18 @@ async def balance_json(request: Request) -> Response:
 @router.get("/wallet/match/{match_id}.json")
 async def match_coins(request: Request, match_id: str) -> Response:
     """What one coin match did to the visitor's wallet: ``{"stake", "delta", "paid"}``
-    (``delta``: coins won or lost so far; ``paid``: whether the match is settled)."""
+    (``delta``: coins won or lost so far; ``paid``: whether the match is settled).
+
+    Only for a match the visitor may see: a private one (a password table, or its rematch)
+    they neither play nor gave the password of answers 404, as an unknown id does."""
     user = request.state.user
     if len(match_id) > 24:
+        raise HTTPException(404, "no such match")
+    try:
+        info = await services(request).play.info(match_id, user.id if user is not None else None)
+    except NotFound:
+        raise HTTPException(404, "no such match") from None
+    if not info.may_watch:
         raise HTTPException(404, "no such match")
     async with services(request).sessions() as session:
         stake = await coins.stake_of(session, match_id)

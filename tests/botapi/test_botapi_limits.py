@@ -1,5 +1,6 @@
-"""The bot API's limits: the per-token rate limit, and a bot that does not move in time loses
-on time as a person would (its match stream counts as its presence)."""
+"""The bot API's limits: the per-token rate limit, a bot that does not move in time loses
+on time as a person would (its match stream counts as its presence), and challenges are
+limited per address and per challenged bot."""
 
 from __future__ import annotations
 
@@ -7,9 +8,16 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 import pytest
 from accounts_help import registered
 from botapi_help import ApiClient, Stream, new_bot
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import async_sessionmaker
+
+from kva.storage.botapi import Challenge
+from kva.storage.models import User
+from kva.web.security import parse_trusted_proxies
 
 
 async def test_rate_limit_per_token(make_server: Callable[..., Any],
@@ -125,7 +133,7 @@ async def test_unanswered_challenges_expire(make_server: Callable[..., Any],
     from kva.service import botapi
 
     monkeypatch.setattr(botapi, "CHALLENGE_TTL", timedelta(seconds=1))
-    server = make_server()
+    server = make_server(challenge_rate_ip="100/minute")  # the challenger's own cap meets first
     owner, bot_name, token = await new_bot(server.base_url)
     api = ApiClient(server.base_url, token)
     person, _ = await registered(server.base_url, "h")
@@ -149,4 +157,56 @@ async def test_unanswered_challenges_expire(make_server: Callable[..., Any],
     await events.close()
     await api.close()
     for v in (owner, person):
+        await v.__aexit__()
+
+
+async def _pending_to(sessions: async_sessionmaker, nickname: str) -> int:
+    async with sessions() as session:
+        return int(await session.scalar(
+            select(func.count()).select_from(Challenge).join(User, User.id == Challenge.target_id)
+            .where(User.nickname == nickname, Challenge.status == "pending")) or 0)
+
+
+async def _challenge_from(base_url: str, address: str, bot_name: str) -> httpx.Response:
+    """A cookie-less visitor at ``address`` challenges ``bot_name`` from the Bots page."""
+    async with httpx.AsyncClient(base_url=base_url,
+                                 headers={"x-forwarded-for": address}) as http:
+        return await http.post(f"/bots/{bot_name}/challenge", data={"target": "75"})
+
+
+async def test_a_flood_of_cookieless_challenges_from_one_address_is_stopped(
+        make_server: Callable[..., Any], sessions: async_sessionmaker) -> None:
+    server = make_server(trusted_proxies=parse_trusted_proxies("127.0.0.1"))
+    owner, bot_name, _token = await new_bot(server.base_url)
+    codes = [(await _challenge_from(server.base_url, "203.0.113.60", bot_name)).status_code
+             for _ in range(40)]
+    assert codes.count(303) == 10 and codes.count(429) == 30  # KVA_CHALLENGE_RATE_IP
+    refused = await _challenge_from(server.base_url, "203.0.113.60", bot_name)
+    assert refused.status_code == 429 and int(refused.headers["retry-after"]) >= 1
+    assert 'data-code="rate_limited"' in refused.text and "too many challenges" in refused.text
+    assert await _pending_to(sessions, bot_name) == 10
+    assert (await _challenge_from(server.base_url, "198.51.100.60", bot_name)).status_code == 303
+    await owner.__aexit__()
+
+
+async def test_pending_challenges_to_one_bot_are_capped_whatever_the_address(
+        make_server: Callable[..., Any], sessions: async_sessionmaker) -> None:
+    server = make_server(trusted_proxies=parse_trusted_proxies("127.0.0.1"),
+                         challenges_per_target=5)
+    owner, bot_name, _token = await new_bot(server.base_url)
+    other_owner, other_bot, _token2 = await new_bot(server.base_url, "s")
+    codes = [(await _challenge_from(server.base_url, f"203.0.113.{70 + i}", bot_name)
+              ).status_code for i in range(8)]
+    assert codes == [303] * 5 + [429] * 3
+    refused = await _challenge_from(server.base_url, "203.0.113.90", bot_name)
+    assert 'data-code="target_busy"' in refused.text
+    assert await _pending_to(sessions, bot_name) == 5
+    # The cap is the bot's own: another bot is still challenged, and the API says so too.
+    assert (await _challenge_from(server.base_url, "203.0.113.91", other_bot)).status_code == 303
+    _o3, _b3, token3 = await new_bot(server.base_url, "t")
+    api = ApiClient(server.base_url, token3)
+    r = await api.post(f"/api/challenge/{bot_name}", {"target": 75})
+    assert r.status_code == 429 and r.json()["code"] == "target_busy"
+    await api.close()
+    for v in (owner, other_owner, _o3):
         await v.__aexit__()

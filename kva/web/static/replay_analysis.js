@@ -169,7 +169,14 @@ async function poll() {
 
 $("analyse").addEventListener("click", async () => {
   $("analyse").disabled = true;
-  await fetch(`/m/${encodeURIComponent(matchId)}/analysis`, { method: "POST" });
+  const resp = await fetch(`/m/${encodeURIComponent(matchId)}/analysis`, { method: "POST" });
+  if (resp.status === 429 || resp.status === 503) { // refused: say why, let them ask later
+    const body = await resp.json().catch(() => ({}));
+    show("analysis-progress", true);
+    setText("analysis-progress", body.message || "");
+    $("analyse").disabled = false;
+    return;
+  }
   poll();
 });
 document.addEventListener("kva:replay-step", (e) => showCurrent(e.detail.pos));
