@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kva.service.ratelimit import DEFAULTS as RATE_DEFAULTS
-from kva.service.ratelimit import parse_limits
+from kva.service.ratelimit import SUSPECT_MINUTES, parse_limits
 from kva.service.routing import HashRing, match_ids_for
 from kva.web.bodylimit import DEFAULT_MAX_BODY
 from kva.web.security import Network, parse_allowed_origins, parse_trusted_proxies
@@ -152,6 +152,9 @@ class Settings:
     table_password_rate_ip: str = RATE_DEFAULTS["table_password_ip"]
     table_password_rate_table: str = RATE_DEFAULTS["table_password_table"]
     table_create_rate_ip: str = RATE_DEFAULTS["table_create_ip"]
+    #: Minutes a failed login sends its client's and its nickname's next logins to the
+    #: suspect Argon2 lane (``KVA_LOGIN_SUSPECT_MINUTES``; 0: never).
+    login_suspect_minutes: int = SUSPECT_MINUTES
     #: Waiting open tables one player may have in the lobby at once.
     max_open_tables: int = 3
     #: Reverse proxies whose ``X-Forwarded-*`` headers are believed (none by default).
@@ -238,6 +241,7 @@ class Settings:
             table_password_rate_table=_limit("KVA_TABLE_PASSWORD_RATE_TABLE",
                                              "table_password_table"),
             table_create_rate_ip=_limit("KVA_TABLE_CREATE_RATE_IP", "table_create_ip"),
+            login_suspect_minutes=_count("KVA_LOGIN_SUSPECT_MINUTES", SUSPECT_MINUTES),
             max_open_tables=_count("KVA_MAX_OPEN_TABLES", 3),
             trusted_proxies=parse_trusted_proxies(os.environ.get("KVA_TRUSTED_PROXIES", "")),
             ipv6_prefix=_ipv6_prefix("KVA_IPV6_PREFIX", 64),

@@ -38,7 +38,8 @@ def test_environment_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize(("name", "value"), [("KVA_PORT", "eighty"), ("KVA_BOT_DELAY", "soon"),
-                                             ("KVA_FORCED_DELAY", "-1")])
+                                             ("KVA_FORCED_DELAY", "-1"),
+                                             ("KVA_LOGIN_SUSPECT_MINUTES", "soon")])
 def test_bad_values_are_named(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
     monkeypatch.setenv("KVA_SECRET_KEY", "k" * 40)
     monkeypatch.setenv(name, value)
