@@ -6,10 +6,12 @@ and every running one a core. Each kind of work therefore has its own bounded la
 
 * ``account`` (registering, and logging in when nothing makes the login suspect):
   :data:`ACCOUNT_THREADS` threads;
-* ``suspect`` (logins from a client, or for a nickname, that failed a login recently:
-  :meth:`kva.service.ratelimit.AuthRateLimiter.login_suspect`): :data:`SUSPECT_THREADS` thread
-  at a lower CPU priority (:data:`SUSPECT_NICE`), so wrong logins, however many addresses they
-  come from after their first failure, never fill the lane honest logins are checked on;
+* ``suspect`` (logins from a client, or for a nickname, that failed a login recently, or
+  from a client refused one unchecked:
+  :meth:`kva.service.ratelimit.AuthRateLimiter.login_suspect`): :data:`SUSPECT_THREADS`
+  thread at a lower CPU priority (:data:`SUSPECT_NICE`), so wrong logins, however many
+  addresses they come from after their first failure, never fill the lane honest logins are
+  checked on;
 * ``table`` (closed-table passwords, which anyone with a link may try): :data:`TABLE_THREADS`
   thread, run at a lower CPU priority (:data:`TABLE_NICE`), so guessing table passwords can
   never take the cores honest logins need.

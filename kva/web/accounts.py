@@ -178,8 +178,8 @@ async def login(request: Request, nickname: str = Form(""), password: str = Form
         return _limited(request, "login.html", refusal, nickname=shown, next=next_path)
     # The owner on a known device is trusted whatever failed before; anyone else after a
     # recent failure of their client or of this nickname waits on the guessers' lane.
-    lane: Lane = "suspect" if not known and await limiter.login_suspect(client, key) \
-        else "account"
+    suspect = not known and await limiter.login_suspect(client, key)
+    lane: Lane = "suspect" if suspect else "account"
     try:
         with one_at_a_time(client):
             signed = await accounts.login(services(request).sessions,
