@@ -190,7 +190,8 @@ class AuthBench:
 
     async def _login_guesser(self, n: int, guesses: int, pace: float,
                              statuses: Counter[str]) -> None:
-        """Wrong-password logins for other nicknames (the account lane), from one address."""
+        """Wrong-password logins for other nicknames, from one address (its first on the
+        account lane, the rest on the suspect lane)."""
         xff = self._xff(_address("100.64", n))
         start = time.perf_counter()
         for i in range(guesses):

@@ -22,7 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from kva.service import nicknames
-from kva.service.passwords import hash_password, verify_password
+from kva.service.passwords import Lane, hash_password, verify_password
 from kva.service.sessions import rotate
 from kva.storage.models import User
 
@@ -131,20 +131,22 @@ async def register(sessions: async_sessionmaker[AsyncSession], current: User, ol
 
 
 async def login(sessions: async_sessionmaker[AsyncSession], old_token: str | None, nickname: str,
-                password: str, address: str | None = None) -> SignedIn:
-    """Log in as ``nickname``: a new session for that player, the old one revoked.
+                password: str, address: str | None = None, lane: Lane = "account") -> SignedIn:
+    """Log in as ``nickname``: a new session for that player, the old one revoked. The
+    password is checked on the Argon2 ``lane`` (``"suspect"`` for a login that looks like
+    guessing: :mod:`kva.service.passwords`).
 
     Raises AccountError("wrong_credentials") for an unknown nickname or a wrong password (the
-    same error, after the same work, for both).
+    same error, after the same work on the same lane, for both).
     """
     if not nickname or len(nickname) > 64 or not password or len(password) > PASSWORD_MAX:
         raise AccountError("wrong_credentials", "wrong nickname or password")
     async with sessions() as session:
         user = await find_registered(session, nickname)
     if user is None or user.password_hash is None:
-        await verify_password(password, await _dummy_hash())
+        await verify_password(password, await _dummy_hash(), lane)
         raise AccountError("wrong_credentials", "wrong nickname or password")
-    if not await verify_password(password, user.password_hash):
+    if not await verify_password(password, user.password_hash, lane):
         raise AccountError("wrong_credentials", "wrong nickname or password")
     async with sessions() as session:
         token = await rotate(session, old_token, user.id, address)

@@ -4,7 +4,14 @@ Argon2 is made to be expensive (64 MiB and about 0.17 s of one core per hash or 
 an unbounded number of them at once is a denial of service: every waiting check holds memory
 and every running one a core. Each kind of work therefore has its own bounded lane:
 
-* ``account`` (logging in, registering): :data:`ACCOUNT_THREADS` threads;
+* ``account`` (registering, and logging in when nothing makes the login suspect):
+  :data:`ACCOUNT_THREADS` threads;
+* ``suspect`` (logins from a client, or for a nickname, that failed a login recently, or
+  from a client refused one unchecked:
+  :meth:`kva.service.ratelimit.AuthRateLimiter.login_suspect`): :data:`SUSPECT_THREADS`
+  thread at a lower CPU priority (:data:`SUSPECT_NICE`), so wrong logins, however many
+  addresses they come from after their first failure, never fill the lane honest logins are
+  checked on;
 * ``table`` (closed-table passwords, which anyone with a link may try): :data:`TABLE_THREADS`
   thread, run at a lower CPU priority (:data:`TABLE_NICE`), so guessing table passwords can
   never take the cores honest logins need.
@@ -18,7 +25,9 @@ scheduler gives their CPU to the account lane whenever both want it (docs/perfor
 
 A lane takes at most its threads plus :data:`QUEUE` waiting jobs; one more is refused at once
 with :class:`PasswordsBusy` (the web answers 503 with ``Retry-After``) instead of queueing
-memory and latency for everyone.
+memory and latency for everyone. A client has at most one login being checked at a time
+(:func:`one_at_a_time`): another is refused with :class:`PasswordsInFlight`, without hashing,
+so each address an attacker holds has at most one guess in a lane.
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ import contextlib
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Literal, TypeVar
 
@@ -36,19 +45,26 @@ from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
 
 _HASHER = PasswordHash((Argon2Hasher(),))
-Lane = Literal["account", "table"]
+Lane = Literal["account", "suspect", "table"]
 #: Threads per lane.
 ACCOUNT_THREADS = 2
+SUSPECT_THREADS = 1
 TABLE_THREADS = 1
 #: Jobs that may wait in a lane besides the running ones.
 QUEUE = 4
 #: Nice value of the table lane's threads (Linux; 0 elsewhere): it yields the CPU to logins.
 TABLE_NICE = 15
+#: Nice value of the suspect lane's threads: a guesser's checks yield the CPU to honest logins.
+SUSPECT_NICE = TABLE_NICE
 T = TypeVar("T")
 
 
 class PasswordsBusy(RuntimeError):
     """Too many password hashes or checks are waiting in this lane: try again shortly."""
+
+
+class PasswordsInFlight(PasswordsBusy):
+    """This client already has a login being checked: it waits for that answer first."""
 
 
 class _Pool:
@@ -86,6 +102,7 @@ def _be_nice(nice: int) -> None:
 
 _POOLS: dict[str, _Pool] = {
     "account": _Pool("argon2-account", ACCOUNT_THREADS, QUEUE),
+    "suspect": _Pool("argon2-suspect", SUSPECT_THREADS, QUEUE, SUSPECT_NICE),
     "table": _Pool("argon2-table", TABLE_THREADS, QUEUE, TABLE_NICE),
 }
 
@@ -98,3 +115,23 @@ async def hash_password(password: str, lane: Lane = "account") -> str:
 async def verify_password(password: str, hashed: str, lane: Lane = "account") -> bool:
     """Whether ``password`` matches ``hashed`` (PasswordsBusy when the lane is full)."""
     return await _POOLS[lane].run(_HASHER.verify, password, hashed)
+
+
+#: Clients (``client_key``) with a login being checked now, on this process.
+_IN_FLIGHT: set[str] = set()
+_IN_FLIGHT_LOCK = threading.Lock()  # servers in tests run one event loop per thread
+
+
+@contextlib.contextmanager
+def one_at_a_time(client: str) -> Iterator[None]:
+    """Hold ``client``'s one place in the login lanes for the block; PasswordsInFlight at
+    once (nothing hashed) when it already has a login being checked."""
+    with _IN_FLIGHT_LOCK:
+        if client in _IN_FLIGHT:
+            raise PasswordsInFlight("a login from this client is being checked")
+        _IN_FLIGHT.add(client)
+    try:
+        yield
+    finally:
+        with _IN_FLIGHT_LOCK:
+            _IN_FLIGHT.discard(client)

@@ -20,6 +20,12 @@ What is counted (defaults in :data:`DEFAULTS`, settings in docs/configuration.md
 * every request for a match's analysis, per client IP address;
 * every challenge sent (from the Bots page or the bot API), per client IP address.
 
+Failed logins also mark their client and their nickname as *suspect* for
+``suspect_minutes`` (``KVA_LOGIN_SUSPECT_MINUTES``), and logins refused unchecked their
+client: :meth:`AuthRateLimiter.login_suspect`
+sends such a login to the small suspect Argon2 lane (:mod:`kva.service.passwords`) instead
+of the one honest logins are checked on. That is not a refusal, only a place in line.
+
 A refused attempt is refused before any password is hashed or checked, so the limit also
 bounds the CPU an attacker can make the server spend on Argon2.
 """
@@ -30,7 +36,7 @@ import time
 from dataclasses import dataclass
 from typing import cast
 
-from limits import RateLimitItem, parse_many
+from limits import RateLimitItem, RateLimitItemPerMinute, parse_many
 from limits.aio.storage import Storage as AsyncStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 from limits.storage import storage_from_string
@@ -52,6 +58,13 @@ DEFAULTS: dict[str, str] = {
 
 #: The storage namespace of wrong table passwords per (table, client).
 _TABLE_CLIENT = "table_password_table_client"
+#: The storage namespace of recent failed logins per client and per nickname (suspects).
+_SUSPECT = "login_suspect"
+#: Minutes a failed login marks its client and nickname suspect (KVA_LOGIN_SUSPECT_MINUTES).
+SUSPECT_MINUTES = 15
+#: Failures remembered per client or nickname within those minutes: more than the per-address
+#: limits let through, so the window only empties once the failures stop.
+_SUSPECT_KEPT = 1000
 
 
 def parse_limits(name: str, text: str) -> list[RateLimitItem]:
@@ -77,12 +90,17 @@ class AuthRateLimiter:
     """The counters of login and registration attempts (one per application)."""
 
     def __init__(self, storage_url: str = "memory://",
-                 limits: dict[str, str] | None = None) -> None:
+                 limits: dict[str, str] | None = None,
+                 suspect_minutes: int = SUSPECT_MINUTES) -> None:
         config = {**DEFAULTS, **(limits or {})}
         unknown = set(config) - set(DEFAULTS)
         if unknown:
             raise ValueError(f"unknown rate limits: {sorted(unknown)}")
         self._items = {name: parse_limits(name, text) for name, text in config.items()}
+        if suspect_minutes < 0:
+            raise ValueError(f"suspect_minutes must be 0 or more, not {suspect_minutes}")
+        self._suspect = (RateLimitItemPerMinute(_SUSPECT_KEPT, suspect_minutes)
+                         if suspect_minutes else None)
         storage: AsyncStorage
         if storage_url.startswith(("redis://", "rediss://")):
             storage = cast(AsyncStorage, storage_from_string(
@@ -123,9 +141,33 @@ class AuthRateLimiter:
         return refusal
 
     async def login_failed(self, nickname_key: str, ip: str = "unknown") -> None:
-        """Count a failed login against ``nickname_key`` from ``ip`` (and from anywhere)."""
+        """Count a failed login against ``nickname_key`` from ``ip`` (and from anywhere), and
+        mark both suspect for a while."""
         await self._hit("login_nickname_ip", f"{nickname_key}|{ip}")
         await self._hit("login_nickname", nickname_key)
+        await self._mark_suspect(f"ip|{ip}", f"nickname|{nickname_key}")
+
+    async def login_refused(self, ip: str) -> None:
+        """Mark ``ip`` suspect for a login refused unchecked (the lanes full, or one of its
+        logins still being checked), so a guesser cannot retry its way onto the trusted lane.
+        Not the nickname, which nobody failed on, and no limit counts it."""
+        await self._mark_suspect(f"ip|{ip}")
+
+    async def _mark_suspect(self, *keys: str) -> None:
+        if self._suspect is not None:
+            for key in keys:
+                await self._limiter.hit(self._suspect, _SUSPECT, key)
+
+    async def login_suspect(self, ip: str, nickname_key: str) -> bool:
+        """Whether a login from ``ip`` for ``nickname_key`` is suspect: either of them failed
+        a login within the last ``suspect_minutes`` (counts nothing)."""
+        if self._suspect is None:
+            return False
+        for key in (f"ip|{ip}", f"nickname|{nickname_key}"):
+            stats = await self._limiter.get_window_stats(self._suspect, _SUSPECT, key)
+            if stats.remaining < self._suspect.amount:
+                return True
+        return False
 
     async def check_table_password(self, client: str, table: str) -> Refusal | None:
         """Count one table-password attempt from ``client``; the refusal if ``client`` has

@@ -6,6 +6,11 @@ Login and registration are rate-limited per client address (:func:`kva.web.secur
 per (nickname, address) and, far higher, per nickname (:mod:`kva.service.ratelimit`), which a
 browser the account signed in from before (its ``kva_device`` cookie) is exempt from;
 a refusal is a 429 page with ``Retry-After`` that still shows the form.
+
+A login's password is checked on the ``suspect`` Argon2 lane when its client or nickname
+failed a login recently (and it is not from a known device of that account), else on the
+``account`` lane (:mod:`kva.service.passwords`), so guessers cannot fill the lane honest
+logins use; a client with a login still being checked gets 429 without any hashing.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from kva.service import accounts, sessions
 from kva.service.accounts import AccountError
-from kva.service.passwords import PasswordsBusy
+from kva.service.passwords import Lane, PasswordsBusy, PasswordsInFlight, one_at_a_time
 from kva.service.ratelimit import AuthRateLimiter, Refusal
 from kva.web.identity import ensure_user
 from kva.web.pages import _safe_next, busy_page
@@ -72,6 +77,16 @@ def _limited(request: Request, name: str, refusal: Refusal, **context: Any) -> R
     message = _("Too many attempts. Try again in %(minutes)s min.") % {"minutes": minutes}
     response = _form(request, name, 429, error=message, code="rate_limited", **context)
     response.headers["Retry-After"] = str(refusal.retry_after)
+    return response
+
+
+def _in_flight(request: Request, **context: Any) -> Response:
+    """The login form again, with 429: this client's previous login is still being checked."""
+    _ = translator(request)
+    message = _("A login from your address is still being checked. Try again in a moment.")
+    response = _form(request, "login.html", 429, error=message, code="login_in_flight",
+                     **context)
+    response.headers["Retry-After"] = "1"
     return response
 
 
@@ -156,18 +171,27 @@ async def login(request: Request, nickname: str = Form(""), password: str = Form
     shown = nickname[:64]
     key = accounts.nickname_key(nickname.strip()[:64])
     limiter = _limiter(request)
-    ip = client_ip(request)
-    refusal = await limiter.check_login(client_key(request), key,
-                                        known_device=_known_device(request, key))
+    ip, client = client_ip(request), client_key(request)
+    known = _known_device(request, key)
+    refusal = await limiter.check_login(client, key, known_device=known)
     if refusal is not None:
         return _limited(request, "login.html", refusal, nickname=shown, next=next_path)
+    # The owner on a known device is trusted whatever failed before; anyone else after a
+    # recent failure of their client or of this nickname waits on the guessers' lane.
+    suspect = not known and await limiter.login_suspect(client, key)
+    lane: Lane = "suspect" if suspect else "account"
     try:
-        signed = await accounts.login(services(request).sessions, request.state.session_token,
-                                      nickname, password, ip)
-    except PasswordsBusy:
+        with one_at_a_time(client):
+            signed = await accounts.login(services(request).sessions,
+                                          request.state.session_token, nickname, password, ip,
+                                          lane)
+    except PasswordsBusy as exc:
+        await limiter.login_refused(client)
+        if isinstance(exc, PasswordsInFlight):
+            return _in_flight(request, nickname=shown, next=next_path)
         return busy_page(request)
     except AccountError as exc:
-        await limiter.login_failed(key, client_key(request))
+        await limiter.login_failed(key, client)
         return _form(request, "login.html", 400, error=_messages(request)[exc.code],
                      code=exc.code, nickname=shown, next=next_path)
     # The old session was rotated out: its sockets close on every process.

@@ -98,7 +98,8 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
     app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.settings = settings
     app.state.codec = SessionCodec(settings.secret_key)  # reads cookies of the old scheme
-    rate_limiter = AuthRateLimiter(settings.rate_limit_storage, settings.rate_limits())
+    rate_limiter = AuthRateLimiter(settings.rate_limit_storage, settings.rate_limits(),
+                                   settings.login_suspect_minutes)
 
     app.add_middleware(IdentityAndLanguage, settings=settings, codec=app.state.codec)
     # Outermost: an oversized body is refused before any cookie or session is looked at.

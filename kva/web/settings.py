@@ -16,7 +16,7 @@ from kva.service.analysis import DEFAULT_MAX_QUEUE as DEFAULT_ANALYSIS_QUEUE
 from kva.service.botapi import DEFAULT_MAX_PENDING_TO_TARGET
 from kva.service.play.clock import PRESETS, parse_presets
 from kva.service.ratelimit import DEFAULTS as RATE_DEFAULTS
-from kva.service.ratelimit import parse_limits
+from kva.service.ratelimit import SUSPECT_MINUTES, parse_limits
 from kva.service.routing import HashRing, match_ids_for
 from kva.web.bodylimit import DEFAULT_MAX_BODY
 from kva.web.security import Network, parse_allowed_origins, parse_trusted_proxies
@@ -179,6 +179,9 @@ class Settings:
     challenges_per_target: int = DEFAULT_MAX_PENDING_TO_TARGET
     #: Matches waiting for (or in) post-game analysis at once (``KVA_ANALYSIS_QUEUE``).
     analysis_queue: int = DEFAULT_ANALYSIS_QUEUE
+    #: Minutes a failed login sends its client's and its nickname's next logins to the
+    #: suspect Argon2 lane (``KVA_LOGIN_SUSPECT_MINUTES``; 0: never).
+    login_suspect_minutes: int = SUSPECT_MINUTES
     #: Waiting open tables one player may have in the lobby at once.
     max_open_tables: int = 3
     #: Reverse proxies whose ``X-Forwarded-*`` headers are believed (none by default).
@@ -278,6 +281,7 @@ class Settings:
             challenges_per_target=_ws_count("KVA_CHALLENGES_PER_TARGET",
                                             DEFAULT_MAX_PENDING_TO_TARGET),
             analysis_queue=_ws_count("KVA_ANALYSIS_QUEUE", DEFAULT_ANALYSIS_QUEUE),
+            login_suspect_minutes=_count("KVA_LOGIN_SUSPECT_MINUTES", SUSPECT_MINUTES),
             max_open_tables=_count("KVA_MAX_OPEN_TABLES", 3),
             trusted_proxies=parse_trusted_proxies(os.environ.get("KVA_TRUSTED_PROXIES", "")),
             ipv6_prefix=_ipv6_prefix("KVA_IPV6_PREFIX", 64),

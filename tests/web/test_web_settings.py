@@ -42,7 +42,8 @@ def test_environment_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
                                              ("KVA_CLOCK_PRESETS", "bullet=1+0"),
                                              ("KVA_CLOCK_PRESETS", "blitz=0+60"),
                                              ("KVA_CLOCK_PRESETS", "blitz=10"),
-                                             ("KVA_CLOCK_PRESETS", "blitz=ten+60")])
+                                             ("KVA_CLOCK_PRESETS", "blitz=ten+60"),
+                                             ("KVA_LOGIN_SUSPECT_MINUTES", "soon")])
 def test_bad_values_are_named(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
     monkeypatch.setenv("KVA_SECRET_KEY", "k" * 40)
     monkeypatch.setenv(name, value)
