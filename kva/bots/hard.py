@@ -78,6 +78,7 @@ class HardBot:
         tree: int = 0,
         explore: float = 1.0,
         tree_paired: int = 0,
+        opp_model: float = 0.0,
     ) -> None:
         #: Playouts per decision, shared among the legal moves.
         self.playouts = playouts
@@ -142,6 +143,12 @@ class HardBot:
         #: With ``tree``: 1 searches the root flat (every guess after each of my moves, common
         #: random numbers) and grows the tree below each move.
         self.tree_paired = tree_paired
+        #: Guess weighting: scale of the learned opponent-hand model's log-odds added to each
+        #: guess's log-weight (:mod:`kva.bots.opponent_model`); 0 leaves the model unused (and
+        #: unloaded).
+        self.opp_model = opp_model
+        #: The current decision's scaled model log-odds per tile (set by :meth:`choose`).
+        self._tile_logits: list[float] | None = None
 
     def choose(self, view: PlayerView, rng: random.Random) -> int:
         legal = view.legal
@@ -149,6 +156,7 @@ class HardBot:
             return legal[0]
         deadline = time.process_time() + self.max_seconds
         knowledge = Knowledge(view, self.beta, self.uniform_share)
+        self._tile_logits = self._model_logits(view, knowledge)
         if self.exact_nodes and self._endgame(view, knowledge):
             code = self._exact(view, knowledge, rng, deadline)
             if code is not None:
@@ -237,14 +245,33 @@ class HardBot:
     def _guess_count(self, moves: int) -> int:
         return max(1, self.playouts // moves)
 
+    def _model_logits(self, view: PlayerView, knowledge: Knowledge) -> list[float] | None:
+        """The opponent-hand model's log-odds per tile, scaled by ``opp_model`` (None: off)."""
+        if self.opp_model <= 0.0:
+            return None
+        from kva.bots.opponent_model import default_model
+
+        scale = self.opp_model
+        return [scale * x for x in default_model().tile_logits(view, knowledge)]
+
     def _guesses(self, knowledge: Knowledge, rng: random.Random, count: int) -> list[Guess]:
-        """``count`` guesses, resampled by the likelihood of the opponent's past choices."""
+        """``count`` guesses, resampled by the likelihood of the opponent's past choices (and,
+        with ``opp_model``, by the learned model's odds of the tiles each guess gives it)."""
         pool: list[Guess] = []
         logs: list[float] = []
-        for _ in range(count * self.candidates if knowledge.choices else count):
+        logits = self._tile_logits
+        many = knowledge.choices or logits is not None
+        for _ in range(count * self.candidates if many else count):
             opp_hand, rest, items = knowledge.sample(rng)
             pool.append((opp_hand, rest))
-            logs.append(knowledge.log_weight(items))
+            log = knowledge.log_weight(items)
+            if logits is not None:
+                m = opp_hand
+                while m:
+                    low = m & -m
+                    log += logits[low.bit_length() - 1]
+                    m ^= low
+            logs.append(log)
         if len(pool) == count:
             return pool
         top = max(logs)
