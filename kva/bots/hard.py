@@ -147,8 +147,8 @@ class HardBot:
         #: guess's log-weight (:mod:`kva.bots.opponent_model`); 0 leaves the model unused (and
         #: unloaded).
         self.opp_model = opp_model
-        #: The current decision's scaled model log-odds per tile (set by :meth:`choose`).
-        self._tile_logits: list[float] | None = None
+        #: The view of the decision in progress (set by :meth:`choose`), for the model.
+        self._view: PlayerView | None = None
 
     def choose(self, view: PlayerView, rng: random.Random) -> int:
         legal = view.legal
@@ -156,7 +156,7 @@ class HardBot:
             return legal[0]
         deadline = time.process_time() + self.max_seconds
         knowledge = Knowledge(view, self.beta, self.uniform_share)
-        self._tile_logits = self._model_logits(view, knowledge)
+        self._view = view
         if self.exact_nodes and self._endgame(view, knowledge):
             code = self._exact(view, knowledge, rng, deadline)
             if code is not None:
@@ -245,33 +245,38 @@ class HardBot:
     def _guess_count(self, moves: int) -> int:
         return max(1, self.playouts // moves)
 
-    def _model_logits(self, view: PlayerView, knowledge: Knowledge) -> list[float] | None:
-        """The opponent-hand model's log-odds per tile, scaled by ``opp_model`` (None: off)."""
-        if self.opp_model <= 0.0:
-            return None
-        from kva.bots.opponent_model import default_model
-
-        scale = self.opp_model
-        return [scale * x for x in default_model().tile_logits(view, knowledge)]
+    def _pool(
+        self, knowledge: Knowledge, rng: random.Random, size: int
+    ) -> tuple[list[Guess], list[float]]:
+        """``size`` sampled guesses and their log-weights under the soft greedy likelihood."""
+        pool: list[Guess] = []
+        logs: list[float] = []
+        for _ in range(size):
+            opp_hand, rest, items = knowledge.sample(rng)
+            pool.append((opp_hand, rest))
+            logs.append(knowledge.log_weight(items))
+        return pool, logs
 
     def _guesses(self, knowledge: Knowledge, rng: random.Random, count: int) -> list[Guess]:
         """``count`` guesses, resampled by the likelihood of the opponent's past choices (and,
-        with ``opp_model``, by the learned model's odds of the tiles each guess gives it)."""
-        pool: list[Guess] = []
-        logs: list[float] = []
-        logits = self._tile_logits
-        many = knowledge.choices or logits is not None
-        for _ in range(count * self.candidates if many else count):
-            opp_hand, rest, items = knowledge.sample(rng)
-            pool.append((opp_hand, rest))
-            log = knowledge.log_weight(items)
-            if logits is not None:
+        with ``opp_model``, tilted towards the learned model's chance of each tile)."""
+        view = self._view if self.opp_model > 0.0 else None
+        many = knowledge.choices or view is not None
+        pool, logs = self._pool(knowledge, rng, count * self.candidates if many else count)
+        if view is not None:
+            from kva.bots.opponent_model import default_model, guess_shares
+
+            shares = guess_shares(pool, logs)
+            tilt = default_model().tilt(view, knowledge, shares)
+            scale = self.opp_model
+            for k, (opp_hand, _rest) in enumerate(pool):
                 m = opp_hand
+                extra = 0.0
                 while m:
                     low = m & -m
-                    log += logits[low.bit_length() - 1]
+                    extra += tilt[low.bit_length() - 1]
                     m ^= low
-            logs.append(log)
+                logs[k] += scale * extra
         if len(pool) == count:
             return pool
         top = max(logs)

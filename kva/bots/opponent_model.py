@@ -8,10 +8,12 @@ play made, the tile's pips and numbers, how far the hand has gone. A one-hidden-
 numpy maps a row to P(tile in the opponent's hand); ``kva train opponent`` fits it on self-play
 positions where the truth is known (:mod:`kva.bots.opponent_train`).
 
-``hard`` uses it (``opp_model=…``) to weight its guesses: a guessed opponent hand gains
-``opp_model`` times the sum of the model's log-odds over its tiles, on top of the soft greedy
-likelihood of :meth:`Knowledge.log_weight` (independent tiles conditioned on the hand's size
-give exactly the product of their odds).
+One feature is what ``hard`` already believes: the share of its weighted guesses (consistent
+samples weighted by the soft greedy likelihood of :meth:`Knowledge.log_weight`) that give the
+opponent the tile, so the network learns a correction of those beliefs rather than a rival to
+them. ``hard`` uses it (``opp_model=…``) by exponential tilting: each guessed opponent hand's
+log-weight gains ``opp_model`` times the sum, over its tiles, of the model's log-odds minus the
+guesses' own log-odds, which moves the guesses' marginals towards the model's.
 
 The weights file is JSON: the format name, the feature names, the training settings, the arrays
 (little-endian float64, base64) and a SHA-256 digest of everything else; :func:`load_model`
@@ -25,6 +27,7 @@ import functools
 import hashlib
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +70,8 @@ FEATURES: tuple[str, ...] = (
     "lacks_a_number",
     "first_hand",
     "last_was_refusal",
+    "guess_share",
+    "guess_logit",
 )
 Array = npt.NDArray[np.float64]
 
@@ -75,8 +80,33 @@ class ModelError(ValueError):
     """A weights file that is missing, unreadable or does not match its digest."""
 
 
-def tile_features(view: PlayerView, knowledge: Knowledge) -> tuple[list[int], Array]:
-    """The unseen tiles and one feature row each (columns as :data:`FEATURES`), from the view."""
+def _logit(p: float) -> float:
+    q = min(max(p, 0.005), 0.995)
+    return math.log(q / (1.0 - q))
+
+
+def guess_shares(pool: Sequence[tuple[int, Any]], logs: Sequence[float]) -> list[float]:
+    """Per tile: the weighted share of the guesses (opponent hand, …) that give it to the
+    opponent, each guess weighted by exp(its log-weight)."""
+    top = max(logs) if logs else 0.0
+    shares = [0.0] * TILE_COUNT
+    total = 0.0
+    for (opp_hand, _rest), log in zip(pool, logs, strict=True):
+        w = math.exp(log - top)
+        total += w
+        m = opp_hand
+        while m:
+            low = m & -m
+            shares[low.bit_length() - 1] += w
+            m ^= low
+    return [x / total for x in shares] if total > 0.0 else shares
+
+
+def tile_features(
+    view: PlayerView, knowledge: Knowledge, shares: Sequence[float]
+) -> tuple[list[int], Array]:
+    """The unseen tiles and one feature row each (columns as :data:`FEATURES`), from the view
+    and ``shares`` (:func:`guess_shares` of guesses drawn from it)."""
     tiles = tiles_of(knowledge.unseen)
     unseen_count = max(1, len(tiles))
     opp = knowledge.opp
@@ -132,6 +162,8 @@ def tile_features(view: PlayerView, knowledge: Knowledge) -> tuple[list[int], Ar
             1.0 if knowledge.lacks[a] or knowledge.lacks[b] else 0.0,
             1.0 if view.hand_number == 1 else 0.0,
             refusal,
+            shares[t],
+            _logit(shares[t]) / 4.0,
         )
     return tiles, rows
 
@@ -163,13 +195,14 @@ class OpponentModel:
         out: Array = 1.0 / (1.0 + np.exp(-self.logits(rows)))
         return out
 
-    def tile_logits(self, view: PlayerView, knowledge: Knowledge) -> list[float]:
-        """Log-odds per tile index (0.0 for tiles this viewer can see)."""
-        tiles, rows = tile_features(view, knowledge)
+    def tilt(self, view: PlayerView, knowledge: Knowledge, shares: Sequence[float]) -> list[float]:
+        """Per tile index: the model's log-odds minus those of the guesses' ``shares`` (0.0 for
+        tiles this viewer can see), the per-tile exponential tilt towards the model."""
+        tiles, rows = tile_features(view, knowledge, shares)
         out = [0.0] * TILE_COUNT
         if tiles:
             for t, x in zip(tiles, self.logits(rows).tolist(), strict=True):
-                out[t] = x
+                out[t] = x - _logit(shares[t])
         return out
 
 

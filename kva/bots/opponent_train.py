@@ -18,8 +18,9 @@ from typing import Any, Literal
 import numpy as np
 
 from kva.bots.base import Bot
+from kva.bots.hard import HardBot
 from kva.bots.knowledge import Knowledge
-from kva.bots.opponent_model import FEATURES, Array, OpponentModel, tile_features
+from kva.bots.opponent_model import FEATURES, Array, OpponentModel, guess_shares, tile_features
 from kva.rules import TARGETS, Match, player_view
 
 
@@ -35,10 +36,16 @@ class Dataset:
 
 
 def generate(
-    games: int, seed: int, make_bots: Callable[[], Sequence[Bot]], bazaar_share: float = 0.2
+    games: int,
+    seed: int,
+    make_bots: Callable[[], Sequence[Bot]],
+    bazaar_share: float = 0.2,
+    pool_size: int = 200,
 ) -> Dataset:
     """Rows from ``games`` seeded matches (target drawn from :data:`TARGETS`, a share of them
-    "pass only") between the bots ``make_bots`` returns (seat 0, seat 1)."""
+    "pass only") between the bots ``make_bots`` returns (seat 0, seat 1). The guess shares are
+    those of ``pool_size`` guesses drawn and weighted as ``hard`` does."""
+    believer = HardBot()
     rng = random.Random(f"train/{seed}")
     rows: list[Array] = []
     labels: list[Array] = []
@@ -56,7 +63,9 @@ def generate(
             assert seat is not None
             view = player_view(match, seat)
             if len(view.legal) > 1 and view.hand_counts[1 - seat]:
-                tiles, x = tile_features(view, Knowledge(view))
+                knowledge = Knowledge(view)
+                pool, logs = believer._pool(knowledge, rng, pool_size)
+                tiles, x = tile_features(view, knowledge, guess_shares(pool, logs))
                 if tiles:
                     truth = match.hand.hands[1 - seat]
                     rows.append(x)
