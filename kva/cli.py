@@ -16,6 +16,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "kva.commands.tournament",
     "kva.commands.coins",
     "kva.commands.analyse",
+    "kva.commands.train",
 )
 
 

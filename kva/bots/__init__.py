@@ -5,7 +5,7 @@ and its own seeded RNG; none is ever handed the match. ``seer`` is the one excep
 measurement only: the tournament runner shows it the opponent's hand through
 :meth:`~kva.bots.hard_v1.SeerBot.reveal`, and it is kept out of :data:`PLAYER_LEVELS`; so is
 ``hard-v1``, the flat search without reply-aware playouts or exact endgames, frozen as a
-yardstick.
+yardstick, and ``hard-v2``, today's ``hard`` frozen as the yardstick of the learned models.
 Server code should call bots through :func:`kva.bots.runner.choose_in_executor`.
 """
 
@@ -16,6 +16,7 @@ from collections.abc import Callable
 from kva.bots.base import Bot, RandomBot
 from kva.bots.hard import HardBot
 from kva.bots.hard_v1 import HardV1Bot, SeerBot
+from kva.bots.hard_v2 import HardV2Bot
 from kva.bots.normal import NormalBot
 from kva.bots.simple import EasyBot, GreedyBot
 
@@ -31,6 +32,7 @@ BOTS: dict[str, Callable[[], Bot]] = {
 MEASUREMENT_BOTS: dict[str, Callable[[], Bot]] = {
     "seer": SeerBot,
     "hard-v1": HardV1Bot,
+    "hard-v2": HardV2Bot,
 }
 #: The levels a player may choose on the site.
 PLAYER_LEVELS: tuple[str, ...] = ("easy", "normal", "hard")
@@ -47,5 +49,5 @@ def make_bot(name: str) -> Bot:
 
 __all__ = [
     "BOTS", "MEASUREMENT_BOTS", "PLAYER_LEVELS", "Bot", "EasyBot", "GreedyBot", "HardBot",
-    "HardV1Bot", "NormalBot", "RandomBot", "SeerBot", "make_bot",
+    "HardV1Bot", "HardV2Bot", "NormalBot", "RandomBot", "SeerBot", "make_bot",
 ]

@@ -78,6 +78,7 @@ class HardBot:
         tree: int = 0,
         explore: float = 1.0,
         tree_paired: int = 0,
+        opp_model: float = 0.0,
     ) -> None:
         #: Playouts per decision, shared among the legal moves.
         self.playouts = playouts
@@ -142,6 +143,12 @@ class HardBot:
         #: With ``tree``: 1 searches the root flat (every guess after each of my moves, common
         #: random numbers) and grows the tree below each move.
         self.tree_paired = tree_paired
+        #: Guess weighting: scale of the learned opponent-hand model's log-odds added to each
+        #: guess's log-weight (:mod:`kva.bots.opponent_model`); 0 leaves the model unused (and
+        #: unloaded).
+        self.opp_model = opp_model
+        #: The view of the decision in progress (set by :meth:`choose`), for the model.
+        self._view: PlayerView | None = None
 
     def choose(self, view: PlayerView, rng: random.Random) -> int:
         legal = view.legal
@@ -149,6 +156,7 @@ class HardBot:
             return legal[0]
         deadline = time.process_time() + self.max_seconds
         knowledge = Knowledge(view, self.beta, self.uniform_share)
+        self._view = view
         if self.exact_nodes and self._endgame(view, knowledge):
             code = self._exact(view, knowledge, rng, deadline)
             if code is not None:
@@ -237,14 +245,38 @@ class HardBot:
     def _guess_count(self, moves: int) -> int:
         return max(1, self.playouts // moves)
 
-    def _guesses(self, knowledge: Knowledge, rng: random.Random, count: int) -> list[Guess]:
-        """``count`` guesses, resampled by the likelihood of the opponent's past choices."""
+    def _pool(
+        self, knowledge: Knowledge, rng: random.Random, size: int
+    ) -> tuple[list[Guess], list[float]]:
+        """``size`` sampled guesses and their log-weights under the soft greedy likelihood."""
         pool: list[Guess] = []
         logs: list[float] = []
-        for _ in range(count * self.candidates if knowledge.choices else count):
+        for _ in range(size):
             opp_hand, rest, items = knowledge.sample(rng)
             pool.append((opp_hand, rest))
             logs.append(knowledge.log_weight(items))
+        return pool, logs
+
+    def _guesses(self, knowledge: Knowledge, rng: random.Random, count: int) -> list[Guess]:
+        """``count`` guesses, resampled by the likelihood of the opponent's past choices (and,
+        with ``opp_model``, tilted towards the learned model's chance of each tile)."""
+        view = self._view if self.opp_model > 0.0 else None
+        many = knowledge.choices or view is not None
+        pool, logs = self._pool(knowledge, rng, count * self.candidates if many else count)
+        if view is not None:
+            from kva.bots.opponent_model import default_model, guess_shares
+
+            shares = guess_shares(pool, logs)
+            tilt = default_model().tilt(view, knowledge, shares)
+            scale = self.opp_model
+            for k, (opp_hand, _rest) in enumerate(pool):
+                m = opp_hand
+                extra = 0.0
+                while m:
+                    low = m & -m
+                    extra += tilt[low.bit_length() - 1]
+                    m ^= low
+                logs[k] += scale * extra
         if len(pool) == count:
             return pool
         top = max(logs)

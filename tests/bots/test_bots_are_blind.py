@@ -10,6 +10,7 @@ from botshelp import positions, reshuffled
 from kva.bots import BOTS, Bot, make_bot
 from kva.bots.hard import HardBot
 from kva.bots.hard_v1 import HardV1Bot
+from kva.bots.hard_v2 import HardV2Bot
 from kva.rules import player_view
 
 
@@ -32,6 +33,9 @@ def blind_bots() -> list[Bot]:
     # The information-set tree search, with exact endgames where they apply.
     bots.append(HardBot(tree=40, exact_nodes=3000, exact_guesses=8))
     bots.append(HardBot(tree=40, tree_paired=1, exact_nodes=0))
+    # Guesses weighted by the learned opponent-hand model, with exact endgames; and hard-v2.
+    bots.append(HardBot(playouts=24, exact_nodes=3000, exact_guesses=8, opp_model=1.0))
+    bots.append(HardV2Bot(playouts=24, exact_nodes=3000, exact_guesses=8))
     bots.append(HardV1Bot(playouts=24))
     return bots
 
