@@ -16,9 +16,8 @@ def _seconds(text: str) -> int:
     return int(minutes) * 60 + int(seconds)
 
 
-def test_the_running_clock_counts_down_on_both_pages(
-    new_context: Callable[..., Any], server: Any
-) -> None:
+def _blitz_table(new_context: Callable[..., Any], server: Any) -> tuple[Any, Any]:
+    """A friend's table with the blitz clock, both seats taken: the two players' pages."""
     host_page = new_context().new_page()
     host = start_match(host_page, "friend", target=75, clock="blitz")
     guest_page = new_context().new_page()
@@ -28,6 +27,13 @@ def test_the_running_clock_counts_down_on_both_pages(
     if join.count() and join.first.is_visible():
         join.first.click()
     guest.wait_ready()
+    return host_page, guest_page
+
+
+def test_the_running_clock_counts_down_on_both_pages(
+    new_context: Callable[..., Any], server: Any
+) -> None:
+    host_page, guest_page = _blitz_table(new_context, server)
     for page in (host_page, guest_page):  # both clocks, on both pages
         page.locator(f'{tid("my-clock")}:visible').wait_for()
         page.locator(f'{tid("opponent-clock")}:visible').wait_for()
@@ -70,15 +76,7 @@ def test_with_no_clock_the_first_move_still_counts_down(
 def test_the_tables_sound_toggle_is_the_players_sound_setting(
     new_context: Callable[..., Any], server: Any
 ) -> None:
-    host_page = new_context().new_page()
-    host = start_match(host_page, "friend", target=75, clock="blitz")
-    guest_page = new_context().new_page()
-    guest = Game(guest_page)
-    guest_page.goto(share_link(host, server.base_url))
-    join = guest_page.locator(tid("join"))
-    if join.count() and join.first.is_visible():
-        join.first.click()
-    guest.wait_ready()
+    host_page, guest_page = _blitz_table(new_context, server)
     toggle = host_page.locator(tid("clock-sound"))
     toggle.wait_for()
     # Off until the player turns it on (a browser plays nothing before a gesture anyway).
