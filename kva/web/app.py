@@ -18,6 +18,7 @@ from starlette.responses import Response
 from kva.service.attendance import TableSweeper, make_attendance
 from kva.service.bots import make_executor
 from kva.service.broker import make_broker
+from kva.service.finish import default_finish_hooks
 from kva.service.lobby import Lobby
 from kva.service.play import PlayService
 from kva.service.presence import Presence
@@ -56,7 +57,8 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
                               seed_wait=settings.seed_wait, new_match_id=settings.match_ids(),
                               clock_presets={name: (move, reserve) for name, move, reserve
                                              in settings.clock_presets},
-                              first_move_timeout=settings.first_move_timeout)
+                              first_move_timeout=settings.first_move_timeout,
+                              finish_hooks=default_finish_hooks())
         presence = Presence(broker, service, grace=settings.disconnect_grace,
                             first_move_timeout=settings.first_move_timeout,
                             store=make_presence_store(settings.broker_url))

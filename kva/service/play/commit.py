@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -14,13 +14,12 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from kva.rules import FORMAT, Match, PlayerView, player_view, write_record
 from kva.rules.view_json import view_json_text, view_to_json
-from kva.service import coins
 from kva.service.broker import Broker
 from kva.service.errors import PlayError
 from kva.service.events import EventSource
+from kva.service.play.hooks import MatchHook
 from kva.service.play.live import VIEWER_KEYS, LiveMatch, LiveStore, topic
 from kva.service.play.watchers import Watchers
-from kva.service.ratings import rate_finished_match
 from kva.storage import journal, repo
 from kva.storage.models import utcnow
 
@@ -144,9 +143,12 @@ class Committer:
 
     def __init__(
         self, sessions: async_sessionmaker[AsyncSession], broker: Broker, store: LiveStore,
-        watchers: Watchers | None = None,
+        watchers: Watchers | None = None, hooks: Sequence[MatchHook] = (),
     ) -> None:
         self._sessions = sessions
+        #: What other features do in the transaction that starts or finishes a match, in
+        #: this order (:mod:`kva.service.play.hooks`).
+        self.hooks: tuple[MatchHook, ...] = tuple(hooks)
         #: Who watches each match here (None: build every viewer's state).
         self.watchers = watchers
         self._engine: AsyncEngine = sessions.kw["bind"]
@@ -227,8 +229,9 @@ class Committer:
         self, live: LiveMatch, version: int, change: str, seat1_user_id: int | None,
         player_session: str | None = None,
     ) -> dict[str, Any] | None:
-        """Write the whole record at ``version`` (and, at the end of a rated match, both
-        ratings in the same transaction); the ratings change for the ``state`` event."""
+        """Write the whole record at ``version`` and, in the same transaction, run the hooks
+        of a match that starts (a second player seated) or finishes; the fields the finishing
+        hooks add to the ``state`` event, merged in hook order."""
         match = live.match
         finished = match is not None and match.over
         extra: dict[str, Any] | None = None
@@ -243,18 +246,14 @@ class Committer:
             )
             if not ok:
                 raise PlayError("stale", "the match changed meanwhile")
-            if seat1_user_id is not None:  # coin tables: both stakes into escrow, or refused
-                await coins.start_match(session, live.id)
-            if finished:  # rated matches: both ratings move in this same transaction
-                changes = await rate_finished_match(session, live.id)
-                if changes:
-                    extra = {"ratings": [
-                        {"before": round(c.before.rating), "after": round(c.after.rating)}
-                        for c in changes]}
-                paid = await coins.finish_match(session, live.id)  # coin tables: the escrow
-                if paid is not None:
-                    extra = {**(extra or {}), "coins": {"stake": paid.stake,
-                                                        "winner": paid.winner}}
+            if seat1_user_id is not None:  # e.g. coin tables: both stakes into escrow
+                for hook in self.hooks:
+                    await hook.started(session, live.id)
+            if finished:  # e.g. ratings and the coin payout, in this same transaction
+                for hook in self.hooks:
+                    added = await hook.finished(session, live.id)
+                    if added:
+                        extra = {**(extra or {}), **added}
         return extra
 
     async def republish(self, live: LiveMatch) -> None:

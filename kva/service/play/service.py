@@ -15,7 +15,7 @@ import logging
 import random
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Executor
 from typing import Any, cast
 
@@ -23,8 +23,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from kva.service.broker import Broker, MemoryBroker, RedisBroker
 from kva.service.errors import NotFound, PlayError
+from kva.service.finish import default_finish_hooks
 from kva.service.play.acting import Acting
 from kva.service.play.commit import Committer, state_message
+from kva.service.play.hooks import MatchHook
 from kva.service.play.live import LiveMatch, LiveStore, Seat, viewer_key
 from kva.service.play.owners import Moved, Owners, Unanswered
 from kva.service.play.reads import MatchInfo, MatchSummary, Reads
@@ -57,6 +59,7 @@ class PlayService:
         now_ms: Callable[[], int] | None = None,
         clock_presets: dict[str, tuple[int, int]] | None = None,
         first_move_timeout: float = 120.0,
+        finish_hooks: Sequence[MatchHook] | None = None,
     ) -> None:
         self._sessions = sessions
         self._broker = broker
@@ -65,7 +68,8 @@ class PlayService:
                                 shared=not isinstance(broker, MemoryBroker))
         #: The sockets watching each match from this process (the web shell adds them).
         self.watchers = Watchers()
-        self._committer = Committer(sessions, broker, self._store, self.watchers)
+        hooks = default_finish_hooks() if finish_hooks is None else finish_hooks
+        self._committer = Committer(sessions, broker, self._store, self.watchers, hooks)
         if now_ms is not None:  # the wall clock of match clocks (tests: a fake one)
             self._store.now_ms = now_ms
         #: The timer of each running match clock here (:meth:`_arm_clock`), and the flags
