@@ -12,7 +12,9 @@ transaction (a restart, a second process finishing the same match) moves nothing
 transaction that fails moves nothing at all.
 
 Rows are locked in one order (issuing, then escrow, then wallets by id), with
-``SELECT ... FOR UPDATE`` on PostgreSQL; SQLite's single writer serialises the rest.
+``SELECT ... FOR UPDATE`` on PostgreSQL; SQLite's single writer serialises the rest. This
+module decides what moves and when; the statements are :mod:`kva.storage.coins_repo`'s (and,
+for reads, :mod:`kva.storage.coins_reads`').
 """
 
 from __future__ import annotations
@@ -22,24 +24,16 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import case, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm.attributes import set_committed_value
 
 from kva.rules.numbers import parse_ascii_int
-from kva.storage.ledger import (
-    ESCROW,
-    GRANT,
-    ISSUING,
-    PAYOUT,
-    STAKE,
-    TOPUP,
-    WALLET,
-    CoinAccount,
-    CoinEntry,
-)
-from kva.storage.models import MatchRow, SessionRow, User, utcnow
+from kva.storage import coins_reads, coins_repo
+from kva.storage.addresses import session_addresses
+from kva.storage.coins_repo import issuing_account, move, wallet_of
+from kva.storage.ledger import GRANT, PAYOUT, TOPUP, CoinAccount
+from kva.storage.lookups import match_row, user_row
+from kva.storage.models import MatchRow, User
 
 log = logging.getLogger(__name__)
 
@@ -89,43 +83,6 @@ def check_stake(raw: object) -> int:
 # ---------------------------------------------------------------------- accounts
 
 
-async def _issuing(session: AsyncSession, *, lock: bool) -> CoinAccount:
-    stmt = select(CoinAccount).where(CoinAccount.key == ISSUING)
-    found = await session.scalar(stmt.with_for_update() if lock else stmt)
-    if found is None:  # the migration creates it; a database built otherwise gets it here
-        found = CoinAccount(key=ISSUING, kind=ISSUING, balance=0)
-        session.add(found)
-        await session.flush()
-    return found
-
-
-async def wallet_of(session: AsyncSession, user_id: int, *, lock: bool = False
-                    ) -> CoinAccount | None:
-    """The wallet of ``user_id`` as stored (None: not opened yet, or a guest)."""
-    stmt = select(CoinAccount).where(CoinAccount.user_id == user_id)
-    return await session.scalar(stmt.with_for_update() if lock else stmt)
-
-
-async def _move(session: AsyncSession, key: str, amount: int, source: CoinAccount,
-                target: CoinAccount, kind: str, match_id: str | None = None) -> None:
-    """Append one entry and move the cached balances in this transaction. The caller holds
-    both accounts' locks; IntegrityError if ``key`` (or the match's kind and source) exists."""
-    if amount <= 0:
-        raise ValueError("an entry moves a positive amount")
-    await session.execute(insert(CoinEntry).values(
-        key=key, amount=amount, from_account=source.id, to_account=target.id, kind=kind,
-        match_id=match_id, created_at=utcnow()))
-    await session.execute(
-        update(CoinAccount).where(CoinAccount.id.in_([source.id, target.id]))
-        .values(balance=CoinAccount.balance + case((CoinAccount.id == source.id, -amount),
-                                                   else_=amount))
-        .execution_options(synchronize_session=False))
-    # The loaded copies follow the stored rows, without being marked changed (no second,
-    # absolute UPDATE at the next flush).
-    set_committed_value(source, "balance", source.balance - amount)
-    set_committed_value(target, "balance", target.balance + amount)
-
-
 async def ensure_wallet(session: AsyncSession, user: User) -> CoinAccount:
     """The wallet of a registered ``user``, opened now with :data:`START_GRANT` if it was not
     (once: the wallet and the grant have unique keys). CoinError ``guest`` for a guest."""
@@ -136,12 +93,9 @@ async def ensure_wallet(session: AsyncSession, user: User) -> CoinAccount:
         return found
     try:
         async with session.begin_nested():
-            issuing = await _issuing(session, lock=True)
-            wallet = CoinAccount(key=f"wallet:{user.id}", kind=WALLET, user_id=user.id,
-                                 balance=0)
-            session.add(wallet)
-            await session.flush()
-            await _move(session, f"grant:{user.id}", START_GRANT, issuing, wallet, GRANT)
+            issuing = await issuing_account(session, lock=True)
+            wallet = await coins_repo.add_wallet(session, user.id)
+            await move(session, f"grant:{user.id}", START_GRANT, issuing, wallet, GRANT)
     except IntegrityError:  # opened meanwhile by another transaction
         found = await wallet_of(session, user.id)
         if found is None:
@@ -168,12 +122,11 @@ async def claim_topup(session: AsyncSession, user: User, now: datetime | None = 
     ``topup_above`` (balance at or above it) or ``topup_claimed`` (claimed today, UTC)."""
     day = utc_day(now).isoformat()
     await ensure_wallet(session, user)
-    issuing = await _issuing(session, lock=True)
-    wallet = await wallet_of(session, user.id, lock=True)
+    issuing = await issuing_account(session, lock=True)
+    wallet = await coins_repo.locked_wallet(session, user.id)
     assert wallet is not None
-    await session.refresh(wallet)
     key = f"topup:{user.id}:{day}"
-    if await session.scalar(select(CoinEntry.id).where(CoinEntry.key == key)) is not None:
+    if await coins_repo.entry_exists(session, key):
         raise CoinError("topup_claimed", "the daily top-up was already claimed today")
     if wallet.balance >= TOPUP_TO:
         raise CoinError("topup_above",
@@ -181,7 +134,7 @@ async def claim_topup(session: AsyncSession, user: User, now: datetime | None = 
     amount = TOPUP_TO - wallet.balance
     try:
         async with session.begin_nested():
-            await _move(session, key, amount, issuing, wallet, TOPUP)
+            await move(session, key, amount, issuing, wallet, TOPUP)
     except IntegrityError:
         raise CoinError("topup_claimed", "the daily top-up was already claimed today") from None
     return amount
@@ -212,7 +165,7 @@ async def match_created(session: AsyncSession, match_id: str) -> None:
     if row.seat1_user_id is not None or row.seat1_bot is not None:
         await start_match(session, match_id)
         return
-    creator = await session.get(User, row.seat0_user_id)
+    creator = await user_row(session, row.seat0_user_id)
     if creator is None:
         raise CoinError("guest", "coin tables are for registered players")
     await check_can_cover(session, creator, row.stake)
@@ -222,7 +175,7 @@ async def _stake_row(session: AsyncSession, match_id: str) -> MatchRow | None:
     """The row of a coin match as stored now (None for any other match: one small read)."""
     if not await stake_of(session, match_id):
         return None
-    return await session.get(MatchRow, match_id, populate_existing=True)
+    return await match_row(session, match_id, fresh=True)
 
 
 async def start_match(session: AsyncSession, match_id: str) -> int:
@@ -234,9 +187,7 @@ async def start_match(session: AsyncSession, match_id: str) -> int:
     CoinError (``insufficient``, naming the player; ``guest``; ``bot_stake``) when a player
     cannot cover it: the caller's transaction must roll back, so the match does not start
     and nothing moves."""
-    found = (await session.execute(
-        select(MatchRow.stake, MatchRow.seat0_user_id, MatchRow.seat1_user_id,
-               MatchRow.seat0_bot, MatchRow.seat1_bot).where(MatchRow.id == match_id))).first()
+    found = await coins_repo.match_seats(session, match_id)
     if found is None or not found.stake:
         return 0
     stake = check_stake(found.stake)
@@ -244,42 +195,31 @@ async def start_match(session: AsyncSession, match_id: str) -> int:
             or found.seat1_user_id is None:
         raise CoinError("bot_stake", "coin tables are person against person")
     ids = [int(found.seat0_user_id), int(found.seat1_user_id)]
-    wallets = await _locked_wallets(session, ids)
+    wallets = await _covering_wallets(session, ids, stake)
+    # One escrow per match and one stake entry per match and wallet (unique keys): a second
+    # start of the same match fails here and rolls its whole transaction back.
+    escrow = await coins_repo.add_escrow(session, match_id, 2 * stake)
+    await coins_repo.move_stakes(session, match_id, stake, [wallets[uid] for uid in ids],
+                                 escrow)
+    return stake
+
+
+async def _covering_wallets(session: AsyncSession, ids: list[int], stake: int
+                            ) -> dict[int, CoinAccount]:
+    """The wallets of the players ``ids``, locked (opened first, with their grants, where
+    needed); CoinError ``insufficient`` naming the first who cannot cover ``stake``."""
+    wallets = await coins_repo.locked_wallets(session, ids)
     if len(wallets) < 2:  # a wallet not opened yet: open it (with its grant), then lock
-        users = {u.id: u for u in await session.scalars(select(User).where(User.id.in_(ids)))}
+        users = await coins_repo.users_by_id(session, ids)
         for uid in sorted(ids):
             if uid not in wallets:
                 await ensure_wallet(session, users[uid])
-        wallets = await _locked_wallets(session, ids)
+        wallets = await coins_repo.locked_wallets(session, ids)
     for uid in ids:
         if wallets[uid].balance < stake:
             raise CoinError("insufficient",
                             f"a player cannot cover the stake of {stake} coins", user_id=uid)
-    # One escrow per match and one stake entry per match and wallet (unique keys): a second
-    # start of the same match fails here and rolls its whole transaction back.
-    escrow = CoinAccount(key=f"escrow:{match_id}", kind=ESCROW, match_id=match_id,
-                         balance=2 * stake)
-    session.add(escrow)
-    await session.flush()
-    now = utcnow()
-    await session.execute(insert(CoinEntry), [
-        {"key": f"stake:{match_id}:{seat}", "amount": stake, "from_account": wallets[uid].id,
-         "to_account": escrow.id, "kind": STAKE, "match_id": match_id, "created_at": now}
-        for seat, uid in enumerate(ids)])
-    await session.execute(update(CoinAccount)
-                          .where(CoinAccount.id.in_([wallets[uid].id for uid in ids]))
-                          .values(balance=CoinAccount.balance - stake)
-                          .execution_options(synchronize_session=False))
-    for uid in ids:
-        set_committed_value(wallets[uid], "balance", wallets[uid].balance - stake)
-    return stake
-
-
-async def _locked_wallets(session: AsyncSession, ids: list[int]) -> dict[int, CoinAccount]:
-    """The wallets of ``ids``, locked in account order, as stored now."""
-    return {int(w.user_id): w for w in await session.scalars(
-        select(CoinAccount).where(CoinAccount.user_id.in_(ids)).order_by(CoinAccount.id)
-        .with_for_update().execution_options(populate_existing=True)) if w.user_id is not None}
+    return wallets
 
 
 def _set_meta_stake(row: MatchRow, stake: int) -> None:
@@ -305,27 +245,20 @@ async def finish_match(session: AsyncSession, match_id: str) -> Payout | None:
     the transaction that finishes the match. None when it is not a coin match, not finished,
     has no winner, or was paid already (the unique key of the payout makes that
     exactly-once even for two processes finishing the same match)."""
-    row = await session.get(MatchRow, match_id)  # loaded already by the rating, this commit
+    row = await match_row(session, match_id)  # loaded already by the rating, this commit
     if row is not None and row.status != "finished":  # a copy older than this transaction's
-        row = await session.get(MatchRow, match_id, populate_existing=True)
+        row = await match_row(session, match_id, fresh=True)
     if row is None or not row.stake or row.status != "finished" or row.winner not in (0, 1):
         return None
     winner_id = row.seat0_user_id if row.winner == 0 else row.seat1_user_id
     _set_meta_stake(row, row.stake)
-    # The escrow and the winner's wallet, locked in account order in one statement.
-    locked = list(await session.scalars(
-        select(CoinAccount).where((CoinAccount.match_id == match_id)
-                                  | (CoinAccount.user_id == winner_id))
-        .order_by(CoinAccount.id).with_for_update()
-        .execution_options(populate_existing=True)))
-    escrow = next((a for a in locked if a.match_id == match_id), None)
-    wallet = next((a for a in locked if a.user_id == winner_id), None)
+    escrow, wallet = await coins_repo.locked_payout_accounts(session, match_id, winner_id)
     if escrow is None or wallet is None or escrow.balance <= 0:
         if escrow is None or wallet is None:
             log.error("coin match %s finished with no escrow or no winner's wallet", match_id)
         return None  # paid already (a second settlement): nothing moves
     amount = escrow.balance
-    await _move(session, f"payout:{match_id}", amount, escrow, wallet, PAYOUT, match_id)
+    await move(session, f"payout:{match_id}", amount, escrow, wallet, PAYOUT, match_id)
     await _log_suspicious(session, row, amount)
     return Payout(row.stake, int(row.winner), amount)
 
@@ -335,15 +268,10 @@ async def _log_suspicious(session: AsyncSession, row: MatchRow, amount: int) -> 
     person passing coins between two accounts: their sessions share a client address, or it
     ended by resignation (or abandonment) within :data:`QUICK_RESIGN_MOVES` moves."""
     ids = [row.seat0_user_id, row.seat1_user_id]
-    addresses: dict[int | None, set[str]] = {uid: set() for uid in ids}
-    for uid, address in await session.execute(
-            select(SessionRow.user_id, SessionRow.address).distinct().where(
-                SessionRow.user_id.in_([i for i in ids if i is not None]),
-                SessionRow.address.is_not(None))):
-        if address:
-            addresses[uid].add(address)
-    shared = sorted(addresses[ids[0]] & addresses[ids[1]])
-    moves = _moves(row.record)
+    addresses = await session_addresses(session, [i for i in ids if i is not None])
+    seen = [addresses.get(uid, set()) if uid is not None else set() for uid in ids]
+    shared = sorted(seen[0] & seen[1])
+    moves = moves_played(row.record)
     quick = row.end_reason in ("resign", "abandon") and moves <= QUICK_RESIGN_MOVES
     if not shared and not quick:
         return
@@ -354,7 +282,8 @@ async def _log_suspicious(session: AsyncSession, row: MatchRow, amount: int) -> 
                 f"{row.end_reason} after {moves} moves" if quick else "", amount, row.winner)
 
 
-def _moves(record: Any) -> int:
+def moves_played(record: Any) -> int:
+    """The moves of every hand of a stored record (0 for a record that is not one)."""
     hands = record.get("hands") if isinstance(record, dict) else None
     return sum(len(h.get("moves") or []) for h in hands or [] if isinstance(h, dict))
 
@@ -376,21 +305,6 @@ class HistoryLine:
     opponent: str | None = None
 
 
-async def _opponents(session: AsyncSession, user_id: int,
-                     match_ids: set[str]) -> dict[str, str]:
-    """The nickname of ``user_id``'s opponent in each of ``match_ids`` (coin matches are
-    between two registered players)."""
-    if not match_ids:
-        return {}
-    other = case((MatchRow.seat0_user_id == user_id, MatchRow.seat1_user_id),
-                 else_=MatchRow.seat0_user_id)
-    rows = await session.execute(
-        select(MatchRow.id, User.nickname)
-        .join(User, User.id == other)
-        .where(MatchRow.id.in_(match_ids)))
-    return {match_id: nickname for match_id, nickname in rows}
-
-
 async def history(session: AsyncSession, user_id: int, page: int = 1, per_page: int = 25
                   ) -> tuple[list[HistoryLine], int]:
     """One page of ``user_id``'s wallet entries, newest first, each with the balance after
@@ -400,32 +314,44 @@ async def history(session: AsyncSession, user_id: int, page: int = 1, per_page: 
     wallet = await wallet_of(session, user_id)
     if wallet is None:
         return [], 0
-    signed = case((CoinEntry.to_account == wallet.id, CoinEntry.amount),
-                  else_=-CoinEntry.amount)
-    lines = (
-        select(CoinEntry.id, CoinEntry.kind, signed.label("delta"),
-               func.sum(signed).over(order_by=CoinEntry.id).label("running"),
-               CoinEntry.match_id, CoinEntry.created_at)
-        .where((CoinEntry.to_account == wallet.id) | (CoinEntry.from_account == wallet.id))
-        .subquery()
-    )
-    total = await session.scalar(select(func.count()).select_from(lines)) or 0
-    rows = await session.execute(select(lines).order_by(lines.c.id.desc())
-                                 .limit(per_page).offset((page - 1) * per_page))
-    found = rows.all()
-    opponents = await _opponents(session, user_id,
-                                 {r.match_id for r in found if r.match_id is not None})
+    found, total = await coins_reads.wallet_lines(session, wallet.id, page, per_page)
+    opponents = await coins_reads.opponents(
+        session, user_id, {r.match_id for r in found if r.match_id is not None})
     return [HistoryLine(r.id, r.kind, int(r.delta), int(r.running), r.match_id, r.created_at,
                         opponents.get(r.match_id) if r.match_id else None)
-            for r in found], int(total)
+            for r in found], total
 
 
 async def stake_of(session: AsyncSession, match_id: str) -> int:
     """The stake of a match (0: none)."""
-    return int(await session.scalar(select(MatchRow.stake).where(MatchRow.id == match_id))
-               or 0)
+    return await coins_repo.stake_of(session, match_id)
 
 
-def summary(stake: int) -> dict[str, Any]:
-    """What a page shows of a coin match's stake: per player and the pot."""
-    return {"stake": stake, "pot": 2 * stake}
+@dataclass(frozen=True, slots=True)
+class MatchCoins:
+    """What one coin match did to a player's wallet, and what its escrow holds now."""
+
+    stake: int
+    #: Coins won or lost so far (0 for someone who does not play it).
+    delta: int
+    #: Whether the match is settled (its escrow paid out).
+    paid: bool
+    escrow: int
+
+
+async def match_coins(session: AsyncSession, match_id: str, user_id: int | None) -> MatchCoins:
+    """The stake of ``match_id``, what it moved in and out of ``user_id``'s wallet (None: a
+    visitor, who has none), whether it was paid, and what its escrow holds."""
+    stake = await stake_of(session, match_id)
+    delta, paid = 0, False
+    wallet = await wallet_of(session, user_id) if user_id is not None else None
+    if wallet is not None and stake:
+        for entry in await coins_reads.match_entries(session, match_id):
+            if entry.kind == PAYOUT:
+                paid = True
+            if entry.to_account == wallet.id:
+                delta += entry.amount
+            elif entry.from_account == wallet.id:
+                delta -= entry.amount
+    escrow = await coins_reads.escrow_balance(session, match_id)
+    return MatchCoins(stake, delta, paid, escrow)

@@ -114,7 +114,7 @@ async def new_match(
     if want_rated and not is_registered(user):
         raise _fail(request, 403, _("Rated games are for registered players. Create an "
                                     "account to play rated."))
-    coin_stake = form_stake(request, stake, opponent, user)  # Domino Coin (0: none)
+    coin_stake = form_stake(request, stake, opponent)  # Domino Coin (0: none)
     if clock and clock not in CLOCK_CHOICES:
         raise _fail(request, 400, _("Choose a clock."))
     if clock == NO_CLOCK and (want_rated or coin_stake):

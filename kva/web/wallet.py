@@ -9,12 +9,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
-from sqlalchemy import select
 
 from kva.service import NotFound, coins
 from kva.service.coins import CoinError
-from kva.storage.ledger import CoinAccount, CoinEntry
-from kva.storage.models import User
 from kva.web.render import render, translator
 from kva.web.services import services
 
@@ -45,9 +42,10 @@ def coin_error_status(exc: CoinError) -> int:
             "topup_above": 409}.get(exc.code, 400)
 
 
-def form_stake(request: Request, raw: str, opponent: str, user: User | None) -> int:
+def form_stake(request: Request, raw: str, opponent: str) -> int:
     """The stake a match form asked for (0: none); an HTTP error, with nothing created, for
     a stake not on the list, a stake against a bot, or a stake from a guest."""
+    user = request.state.user
     try:
         stake = coins.check_stake(raw)
         if stake and opponent not in ("friend", "open"):
@@ -151,19 +149,7 @@ async def match_coins(request: Request, match_id: str) -> Response:
     if not info.may_watch:
         raise HTTPException(404, "no such match")
     async with services(request).sessions() as session:
-        stake = await coins.stake_of(session, match_id)
-        delta, paid = 0, False
-        wallet = await coins.wallet_of(session, user.id) if user is not None else None
-        if wallet is not None and stake:
-            for entry in await session.scalars(select(CoinEntry).where(
-                    CoinEntry.match_id == match_id)):
-                if entry.kind == "payout":
-                    paid = True
-                if entry.to_account == wallet.id:
-                    delta += entry.amount
-                elif entry.from_account == wallet.id:
-                    delta -= entry.amount
-        escrow = await session.scalar(select(CoinAccount.balance).where(
-            CoinAccount.match_id == match_id))
-    return JSONResponse({"stake": stake, "delta": delta, "paid": paid,
-                         "escrow": int(escrow or 0)}, headers={"Cache-Control": "no-store"})
+        found = await coins.match_coins(session, match_id,
+                                        user.id if user is not None else None)
+    return JSONResponse({"stake": found.stake, "delta": found.delta, "paid": found.paid,
+                         "escrow": found.escrow}, headers={"Cache-Control": "no-store"})
