@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kva.service.coins import STAKES, START_GRANT, TOPUP_TO
+from kva.service.coins import STAKES, START_GRANT, TOPUP_TO, moves_played
+from kva.storage import coins_reads
+from kva.storage.addresses import session_addresses
 from kva.storage.ledger import (
     ESCROW,
     GRANT,
@@ -26,7 +27,7 @@ from kva.storage.ledger import (
     CoinAccount,
     CoinEntry,
 )
-from kva.storage.models import MatchRow, SessionRow, User
+from kva.storage.models import MatchRow
 
 #: Which account kinds each entry kind moves coins between.
 _FLOWS = {GRANT: (ISSUING, WALLET), TOPUP: (ISSUING, WALLET), STAKE: (WALLET, ESCROW),
@@ -50,51 +51,70 @@ class AuditReport:
         return not self.problems
 
 
+@dataclass(slots=True)
+class _Ledger:
+    """What the entries say: each account's balance, each match's entries, each wallet's
+    starting grants."""
+
+    computed: defaultdict[int, int] = field(default_factory=lambda: defaultdict(int))
+    by_match: defaultdict[str, list[CoinEntry]] = field(
+        default_factory=lambda: defaultdict(list))
+    grants: defaultdict[int, int] = field(default_factory=lambda: defaultdict(int))
+
+
 async def audit(session: AsyncSession) -> AuditReport:
     """Recompute every balance from the entries and check every invariant."""
     report = AuditReport()
-    accounts = {a.id: a for a in await session.scalars(select(CoinAccount))}
+    accounts = {a.id: a for a in await coins_reads.all_accounts(session)}
     report.accounts = len(accounts)
-    computed: dict[int, int] = defaultdict(int)
-    by_match: dict[str, list[CoinEntry]] = defaultdict(list)
-    grants: dict[int, int] = defaultdict(int)
-    entries = list(await session.scalars(select(CoinEntry).order_by(CoinEntry.id)))
+    entries = await coins_reads.all_entries(session)
     report.entries = len(entries)
+    ledger = _Ledger()
     for e in entries:
-        src, dst = accounts.get(e.from_account), accounts.get(e.to_account)
-        if src is None or dst is None:
-            report.problems.append(f"entry {e.id} ({e.key}) names an account that does not "
-                                   "exist")
-            continue
-        if e.amount <= 0:
-            report.problems.append(f"entry {e.id} ({e.key}) moves {e.amount} (not positive)")
-        flow = _FLOWS.get(e.kind)
-        if flow is None or (src.kind, dst.kind) != flow:
-            report.problems.append(f"entry {e.id} ({e.key}) of kind {e.kind} moves from a "
-                                   f"{src.kind} to a {dst.kind}")
-        if e.kind in (STAKE, PAYOUT):
-            if e.match_id is None:
-                report.problems.append(f"entry {e.id} ({e.key}) of kind {e.kind} names no "
-                                       "match")
-            else:
-                by_match[e.match_id].append(e)
-            escrow = src if e.kind == PAYOUT else dst
-            if escrow.match_id != e.match_id:
-                report.problems.append(f"entry {e.id} ({e.key}) uses the escrow of match "
-                                       f"{escrow.match_id}, not {e.match_id}")
-        if e.kind == GRANT:
-            grants[e.to_account] += 1
-            if e.amount != START_GRANT:
-                report.problems.append(f"entry {e.id} ({e.key}) grants {e.amount}, not "
-                                       f"{START_GRANT}")
-        if e.kind == TOPUP and e.amount > TOPUP_TO:
-            report.problems.append(f"entry {e.id} ({e.key}) tops up {e.amount} (more than "
-                                   f"{TOPUP_TO})")
-        computed[e.from_account] -= e.amount
-        computed[e.to_account] += e.amount
+        _check_entry(e, accounts, ledger, report.problems)
+    _check_accounts(accounts, ledger, report)
+    await _check_matches(session, accounts, ledger.computed, ledger.by_match, report)
+    return report
+
+
+def _check_entry(e: CoinEntry, accounts: dict[int, CoinAccount], ledger: _Ledger,
+                 problems: list[str]) -> None:
+    """Check one entry and count it into ``ledger`` (not if it names no account)."""
+    src, dst = accounts.get(e.from_account), accounts.get(e.to_account)
+    if src is None or dst is None:
+        problems.append(f"entry {e.id} ({e.key}) names an account that does not exist")
+        return
+    if e.amount <= 0:
+        problems.append(f"entry {e.id} ({e.key}) moves {e.amount} (not positive)")
+    flow = _FLOWS.get(e.kind)
+    if flow is None or (src.kind, dst.kind) != flow:
+        problems.append(f"entry {e.id} ({e.key}) of kind {e.kind} moves from a {src.kind} "
+                        f"to a {dst.kind}")
+    if e.kind in (STAKE, PAYOUT):
+        if e.match_id is None:
+            problems.append(f"entry {e.id} ({e.key}) of kind {e.kind} names no match")
+        else:
+            ledger.by_match[e.match_id].append(e)
+        escrow = src if e.kind == PAYOUT else dst
+        if escrow.match_id != e.match_id:
+            problems.append(f"entry {e.id} ({e.key}) uses the escrow of match "
+                            f"{escrow.match_id}, not {e.match_id}")
+    if e.kind == GRANT:
+        ledger.grants[e.to_account] += 1
+        if e.amount != START_GRANT:
+            problems.append(f"entry {e.id} ({e.key}) grants {e.amount}, not {START_GRANT}")
+    if e.kind == TOPUP and e.amount > TOPUP_TO:
+        problems.append(f"entry {e.id} ({e.key}) tops up {e.amount} (more than {TOPUP_TO})")
+    ledger.computed[e.from_account] -= e.amount
+    ledger.computed[e.to_account] += e.amount
+
+
+def _check_accounts(accounts: dict[int, CoinAccount], ledger: _Ledger,
+                    report: AuditReport) -> None:
+    """Check each account's cached balance against the entries, and the totals."""
     total = 0
     for acc in accounts.values():
-        want = computed[acc.id]
+        want = ledger.computed[acc.id]
         total += want
         name = _name(acc)
         if acc.balance != want:
@@ -107,8 +127,9 @@ async def audit(session: AsyncSession) -> AuditReport:
                 report.problems.append(f"{name} is positive: {want}")
         elif acc.kind == WALLET:
             report.wallets_total += want
-            if grants[acc.id] != 1:
-                report.problems.append(f"{name} has {grants[acc.id]} starting grants, not 1")
+            if ledger.grants[acc.id] != 1:
+                report.problems.append(f"{name} has {ledger.grants[acc.id]} starting grants, "
+                                       "not 1")
         else:
             report.escrow_total += want
     if total != 0:
@@ -118,8 +139,6 @@ async def audit(session: AsyncSession) -> AuditReport:
         report.problems.append(f"the cached balances sum to {cached}, not 0")
     if sum(1 for a in accounts.values() if a.kind == ISSUING) != 1:
         report.problems.append("there is not exactly one issuing account")
-    await _check_matches(session, accounts, computed, by_match, report)
-    return report
 
 
 def _name(acc: CoinAccount) -> str:
@@ -137,8 +156,7 @@ async def _check_matches(session: AsyncSession, accounts: dict[int, CoinAccount]
                if a.kind == ESCROW and a.match_id is not None}
     wallets = {a.id: a.user_id for a in accounts.values() if a.kind == WALLET}
     ids = set(escrows) | set(by_match)
-    rows = {r.id: r for r in await session.scalars(
-        select(MatchRow).where((MatchRow.stake != 0) | MatchRow.id.in_(ids)))}
+    rows = {r.id: r for r in await coins_reads.coin_matches(session, ids)}
     report.coin_matches = len(rows)
     for match_id in sorted(ids - set(rows)):
         report.problems.append(f"match {match_id} has coin entries but no stake")
@@ -207,8 +225,7 @@ async def suspicious(session: AsyncSession, *, min_matches: int = 3,
     """Pairs of players whose coin matches look like coins passed on purpose: they share a
     client address, or at least ``min_matches`` matches went mostly one way, or one of them
     resigned within ``quick_moves`` moves. Most coins passed first."""
-    rows = list(await session.scalars(select(MatchRow).where(
-        MatchRow.stake != 0, MatchRow.status == "finished")))
+    rows = await coins_reads.finished_coin_matches(session)
     pairs: dict[tuple[int, int], list[MatchRow]] = defaultdict(list)
     for row in rows:
         if row.seat0_user_id is None or row.seat1_user_id is None:
@@ -216,15 +233,8 @@ async def suspicious(session: AsyncSession, *, min_matches: int = 3,
         a, b = sorted((row.seat0_user_id, row.seat1_user_id))
         pairs[(a, b)].append(row)
     ids = {u for pair in pairs for u in pair}
-    names = {u.id: u.nickname for u in await session.scalars(
-        select(User).where(User.id.in_(ids)))} if ids else {}
-    addresses: dict[int, set[str]] = defaultdict(set)
-    if ids:
-        for uid, address in await session.execute(
-                select(SessionRow.user_id, SessionRow.address).distinct()
-                .where(SessionRow.user_id.in_(ids), SessionRow.address.is_not(None))):
-            if address:
-                addresses[uid].add(address)
+    names = await coins_reads.nicknames(session, ids)
+    addresses = await session_addresses(session, ids)
     found = []
     for (a, b), matches in pairs.items():
         net = 0
@@ -234,7 +244,8 @@ async def suspicious(session: AsyncSession, *, min_matches: int = 3,
             winner = row.seat0_user_id if row.winner == 0 else row.seat1_user_id
             net += row.stake if winner == b else -row.stake
             wins_b += winner == b
-            if row.end_reason in ("resign", "abandon") and _moves(row.record) <= quick_moves:
+            if row.end_reason in ("resign", "abandon") \
+                    and moves_played(row.record) <= quick_moves:
                 quick += 1
         shared = tuple(sorted(addresses[a] & addresses[b]))
         one_way = len(matches) >= min_matches and max(wins_b, len(matches) - wins_b) \
@@ -244,14 +255,3 @@ async def suspicious(session: AsyncSession, *, min_matches: int = 3,
                                         len(matches), net, quick, shared))
     found.sort(key=lambda p: -abs(p.net_to_b))
     return found
-
-
-def _moves(record: object) -> int:
-    hands = record.get("hands") if isinstance(record, dict) else None
-    return sum(len(h.get("moves") or []) for h in hands or [] if isinstance(h, dict))
-
-
-async def total_coins(session: AsyncSession) -> int:
-    """Coins in wallets and escrows: what the issuing account has created (sum zero)."""
-    return int(await session.scalar(select(func.coalesce(func.sum(CoinAccount.balance), 0))
-                                    .where(CoinAccount.kind != ISSUING)) or 0)
