@@ -25,13 +25,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from kva.ratings import Rating, is_provisional, rate_match, update
 from kva.service.messages import RatingsMessage
+from kva.storage import ratings_repo
+from kva.storage.addresses import session_addresses
 from kva.storage.community import RatingHistory
-from kva.storage.models import MatchRow, SessionRow, User, utcnow
+from kva.storage.lookups import match_row, user_row
+from kva.storage.models import MatchRow, User, utcnow
 
 log = logging.getLogger(__name__)
 #: A rated match resigned after at most this many moves is logged as suspicious.
@@ -90,14 +92,8 @@ async def is_rated_pairing(session: AsyncSession, row: MatchRow) -> bool:
         return False
     if row.seat0_bot is not None or row.seat1_bot is not None:
         return False
-    users = [await session.get(User, uid) for uid in (row.seat0_user_id, row.seat1_user_id)]
+    users = [await user_row(session, uid) for uid in (row.seat0_user_id, row.seat1_user_id)]
     return all(is_registered(u) for u in users)
-
-
-async def _last_rated_at(session: AsyncSession, user_id: int) -> datetime | None:
-    return await session.scalar(
-        select(func.max(RatingHistory.created_at)).where(RatingHistory.user_id == user_id)
-    )
 
 
 async def rate_finished_match(
@@ -110,7 +106,7 @@ async def rate_finished_match(
     written).
     """
     now = now or utcnow()
-    row = await session.get(MatchRow, match_id)
+    row = await match_row(session, match_id)
     # The session's identity map holds the rows it loaded only weakly: kept alive for the rest
     # of this transaction, the row is the one coins.finish_match reads next (no second SELECT
     # of the whole row in the commit that finishes every match).
@@ -118,33 +114,21 @@ async def rate_finished_match(
     if row is None or row.status != "finished" or not await is_rated_pairing(session, row):
         return []
     assert row.seat0_user_id is not None and row.seat1_user_id is not None
-    already = await session.scalar(
-        select(func.count()).select_from(RatingHistory).where(RatingHistory.match_id == match_id)
-    )
-    if already:
+    if await ratings_repo.is_rated(session, match_id):
         return []
     ids = (row.seat0_user_id, row.seat1_user_id)
-    # Lock both rows (PostgreSQL; SQLite holds the database write lock already) in id order,
-    # so two matches of the same player finishing at once are rated one after the other.
-    locked = {
-        u.id: u
-        for u in await session.scalars(
-            select(User).where(User.id.in_(ids)).order_by(User.id).with_for_update()
-        )
-    }
+    # Both rows locked in id order, so two matches of the same player finishing at once are
+    # rated one after the other.
+    locked = await ratings_repo.locked_users(session, ids)
     users = [locked[ids[0]], locked[ids[1]]]
-    before = [
-        after_idleness(rating_of(u), await _last_rated_at(session, u.id), now) for u in users
-    ]
+    before = [after_idleness(rating_of(u), await ratings_repo.last_rated_at(session, u.id), now)
+              for u in users]
     score0 = 0.5 if row.winner is None else (1.0 if row.winner == 0 else 0.0)
     after = rate_match(before[0], before[1], score0)
     changes = []
     for user, old, new in zip(users, before, after, strict=True):
-        session.add(RatingHistory(
-            user_id=user.id, match_id=match_id, rating_before=old.rating, rd_before=old.rd,
-            rating_after=new.rating, rd_after=new.rd, volatility_after=new.volatility,
-            created_at=now,
-        ))
+        ratings_repo.add_change(session, user.id, match_id, before=(old.rating, old.rd),
+                                after=(new.rating, new.rd, new.volatility), at=now)
         user.rating, user.rating_deviation, user.rating_volatility = (
             new.rating, new.rd, new.volatility)
         changes.append(RatingChange(user.id, old, new))
@@ -162,12 +146,8 @@ async def _log_suspicious(session: AsyncSession, row: MatchRow, users: list[User
                           changes: list[RatingChange]) -> None:
     """Warn (for operators) about a rated match that may be one person's two accounts: their
     sessions share a client address, or it ended by resignation within a few moves."""
-    addresses = []
-    for user in users:
-        found = await session.scalars(select(SessionRow.address).distinct().where(
-            SessionRow.user_id == user.id, SessionRow.address.is_not(None)))
-        addresses.append({a for a in found if a})
-    shared = sorted(addresses[0] & addresses[1])
+    addresses = await session_addresses(session, [u.id for u in users])
+    shared = sorted(addresses[users[0].id] & addresses[users[1].id])
     moves = _moves(row.record)
     quick_resign = row.end_reason == "resign" and moves <= QUICK_RESIGN_MOVES
     if not shared and not quick_resign:
@@ -201,34 +181,19 @@ async def leaderboard(
     then nickname), one page of them; and how many such players there are."""
     if page < 1 or per_page < 1:
         raise ValueError("page and per_page start at 1")
-    games = (
-        select(RatingHistory.user_id, func.count().label("games"))
-        .group_by(RatingHistory.user_id)
-        .subquery()
-    )
-    base = select(User, games.c.games).join(games, games.c.user_id == User.id).where(
-        User.kind != "guest")
-    total = await session.scalar(select(func.count()).select_from(base.subquery())) or 0
-    rows = await session.execute(
-        base.order_by(User.rating.desc(), User.rating_deviation, User.nickname)
-        .offset((page - 1) * per_page).limit(per_page)
-    )
+    rows, total = await ratings_repo.leaderboard_page(session, page, per_page)
     start = (page - 1) * per_page
     entries = [
         LeaderboardEntry(start + i + 1, user.nickname, user.rating, user.rating_deviation,
-                         provisional(user), int(count))
-        for i, (user, count) in enumerate(rows.all())
+                         provisional(user), games)
+        for i, (user, games) in enumerate(rows)
     ]
-    return entries, int(total)
+    return entries, total
 
 
 async def rating_history(session: AsyncSession, user_id: int) -> list[RatingHistory]:
     """The user's rating changes, oldest first."""
-    rows = await session.scalars(
-        select(RatingHistory).where(RatingHistory.user_id == user_id)
-        .order_by(RatingHistory.created_at, RatingHistory.id)
-    )
-    return list(rows)
+    return await ratings_repo.history_of(session, user_id)
 
 
 async def match_ratings_message(
@@ -237,15 +202,11 @@ async def match_ratings_message(
     """``{"type": "ratings", "ratings": [{"before", "after"}, ...by seat]}`` for a rated match
     that has been rated (what a page reloaded after the end shows), else None."""
     async with sessions() as session:
-        row = await session.get(MatchRow, match_id)
+        row = await match_row(session, match_id)
         if row is None or row.seat0_user_id is None or row.seat1_user_id is None:
             return None
         seats = (row.seat0_user_id, row.seat1_user_id)
-        found = {
-            h.user_id: h
-            for h in await session.scalars(select(RatingHistory).where(
-                RatingHistory.user_id.in_(seats), RatingHistory.match_id == match_id))
-        }
+        found = await ratings_repo.match_changes(session, match_id, seats)
     if len(found) != 2:
         return None
     return {"type": "ratings", "ratings": [
