@@ -213,7 +213,7 @@ class PublicLog:
         kept = self._board
         if kept is not None and kept[1] is state and kept[2] == len(log) and kept[3] is last:
             return kept[0]
-        board = _board(state)
+        board = board_view(state)
         self._board = (board, state, len(log), last)
         return board
 
@@ -296,7 +296,8 @@ def _public_log(played: PlayedHand) -> PublicLog:
     return public
 
 
-def _board(state: HandState) -> BoardView:
+def board_view(state: HandState) -> BoardView:
+    """The board of ``state`` as everyone sees it: the lines of tiles laid out and the ends."""
     lines: list[list[tuple[int, int]]] = [[], [], [], []]
     opening: tuple[int, int] | None = None
     for _p, code, x, _points, _sum in state.log:
