@@ -58,10 +58,9 @@ from kva.rules.fair import (
     shuffled_order,
     verify_fair,
 )
-from kva.rules.hand import IllegalAction
+from kva.rules.hand import Deal, IllegalAction
 from kva.rules.match import (
     FORFEIT_REASONS,
-    Deal,
     HandResult,
     Match,
     MatchOver,
@@ -69,7 +68,7 @@ from kva.rules.match import (
     highest_double,
     shuffled_deal,
 )
-from kva.rules.moves import move_to_json, move_to_record, public_move_to_json
+from kva.rules.moves import move_to_json, move_to_record
 from kva.rules.numbers import parse_ascii_int
 from kva.rules.record import (
     FORMAT,
@@ -97,6 +96,7 @@ from kva.rules.view_json import (
     board_to_json,
     opening_to_json,
     placed_to_json,
+    public_move_to_json,
     summary_to_json,
     view_to_json,
 )

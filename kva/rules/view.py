@@ -291,7 +291,7 @@ def hand_moves(
 
 def _public_log(played: PlayedHand) -> PublicLog:
     public = played.public
-    if public is None:
+    if not isinstance(public, PublicLog):
         public = played.public = PublicLog()
     return public
 

@@ -10,9 +10,22 @@ from typing import Any
 
 from kva.rules.actions import action_to_json
 from kva.rules.codes import END_NAMES
-from kva.rules.moves import public_move_to_json
 from kva.rules.tiles import DOUBLE_OF, IS_DOUBLE, OTHER_HALF, TILE_NAME
-from kva.rules.view import BoardView, HandSummary, PlayerView
+from kva.rules.view import BoardView, HandSummary, PlayerView, PublicMove
+
+
+def public_move_to_json(move: PublicMove) -> dict[str, Any]:
+    """A move as a player's view shows it (:class:`~kva.rules.view.PublicMove`): every key
+    always present, ``tile`` written low half first and None for a draw the viewer may not see,
+    ``end`` and ``ends_sum`` None where the kind has none."""
+    return {
+        "p": move.player,
+        "kind": move.kind,
+        "tile": TILE_NAME[move.tile] if move.tile is not None else None,
+        "end": move.end,
+        "points": move.points,
+        "ends_sum": move.ends_sum,
+    }
 
 
 def placed_to_json(tile: int, touch: int, stavka_tile: int | None) -> dict[str, Any]:

@@ -17,18 +17,29 @@ from collections.abc import Callable
 from json.encoder import encode_basestring
 from typing import Any
 
-from kva.rules import PlayerView
-from kva.rules.actions import action_to_json
-from kva.rules.codes import DRAW, END_NAMES, OPEN_BASE, PASS
-from kva.rules.moves import public_move_to_json
-from kva.rules.tiles import DOUBLE_OF, TILE_COUNT, TILE_HIGH, TILE_LOW, TILE_NAME
-from kva.rules.view import BoardView, HandSummary, PublicMove
-from kva.rules.view_json import (
+from kva.rules import (
+    DRAW,
+    PASS,
+    BoardView,
+    HandSummary,
+    PlayerView,
+    PublicMove,
+    action_to_json,
     board_to_json,
     opening_to_json,
     placed_to_json,
+    public_move_to_json,
     summary_to_json,
     view_to_json,
+)
+from kva.rules.engine import (
+    DOUBLE_OF,
+    END_NAMES,
+    OPEN_BASE,
+    TILE_COUNT,
+    TILE_HIGH,
+    TILE_LOW,
+    TILE_NAME,
 )
 
 #: How the play service encodes a state (compact, not ASCII-escaped); the texts built here
