@@ -21,11 +21,17 @@ from typing import Any
 
 from kva.analysis.engine import ANALYSIS_PLAYOUTS, Evaluation, evaluate
 from kva.bots.value import match_win_chance
-from kva.rules import Match, PlayerView, player_view, read_record
-from kva.rules.actions import action_to_json, describe_action
-from kva.rules.codes import DRAW, END_INDEX, OPEN_BASE
-from kva.rules.view import _board
-from kva.rules.view_json import view_to_json
+from kva.rules import (
+    DRAW,
+    Match,
+    PlayerView,
+    action_to_json,
+    describe_action,
+    player_view,
+    read_record,
+    view_to_json,
+)
+from kva.rules.engine import END_INDEX, OPEN_BASE, board_view
 
 #: Format version of a stored analysis (bump when values or marks change meaning).
 VERSION = 2
@@ -86,7 +92,7 @@ def _best_board(decision: Decision, code: int) -> dict[str, Any] | None:
         return None
     # Rebuild the hand from the view alone: the board and the player's own tile are all a
     # placement needs (kva.rules.determinize with the hidden tiles left out).
-    from kva.rules import determinize
+    from kva.rules.engine import determinize
 
     view = decision.view
     unseen = view.unseen()
@@ -103,7 +109,7 @@ def _best_board(decision: Decision, code: int) -> dict[str, Any] | None:
         placed = OPEN_BASE + 2 * m.tile if m.end is None else (m.tile << 2) | END_INDEX[m.end]
         state.log.append((m.player, placed, m.first, m.points, m.ends_sum or 0))
     state.apply_unchecked(code)
-    board = view_to_json(dataclasses.replace(view, board=_board(state)))["board"]
+    board = view_to_json(dataclasses.replace(view, board=board_view(state)))["board"]
     return dict(board)
 
 

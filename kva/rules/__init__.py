@@ -9,9 +9,12 @@ One obvious API, in the spirit of python-chess::
     doc = write_record(match)                       # georgian-domino/1 JSON
     verify_record(doc)                              # replays and checks every rule
 
-Actions are small int codes (:mod:`kva.rules.codes`); :mod:`kva.rules.actions` reads and writes
-them as text and JSON, :mod:`kva.rules.moves` writes a played move as JSON. The hot path
-(:class:`HandState`) works on bitmasks.
+Everything a player, a server or a record checker needs is here, at the top level: code
+outside the package imports from ``kva.rules`` only. Actions are small int codes;
+:func:`action_from_json` and :func:`action_to_json` read and write them as JSON,
+:func:`move_to_json` writes a played move. Search code that plays thousands of hands per
+decision uses the bitmask layer beneath, :mod:`kva.rules.engine` (:class:`HandState` and its
+tables).
 
 A seeded match, step by step (the first hand opens with the highest double dealt):
 
@@ -42,72 +45,121 @@ kva.rules.hand.IllegalAction: it is player 0's turn, not player 1's
 """
 
 from kva.rules.actions import action_from_json, action_to_json, describe_action
-from kva.rules.codes import (
-    DRAW,
-    PASS,
-    D,
-    L,
-    R,
-    U,
-    code_tile,
-    open_code,
-    play_code,
+from kva.rules.codes import DRAW, PASS, code_tile, open_code, play_code
+from kva.rules.fair import (
+    SCHEME,
+    FairDealer,
+    check_client_seed,
+    commitment,
+    derive_deal,
+    first_hand_deal,
+    new_client_seed,
+    new_server_seed,
+    shuffled_order,
+    verify_fair,
 )
-from kva.rules.hand import HandState, IllegalAction, LogEntry
-from kva.rules.match import Deal, HandResult, Match, MatchOver, PlayedHand, shuffled_deal
+from kva.rules.hand import Deal, IllegalAction
+from kva.rules.match import (
+    FORFEIT_REASONS,
+    HandResult,
+    Match,
+    MatchOver,
+    PlayedHand,
+    highest_double,
+    shuffled_deal,
+)
+from kva.rules.moves import move_to_json, move_to_record
+from kva.rules.numbers import parse_ascii_int
 from kva.rules.record import (
     FORMAT,
     RecordError,
     dumps_record,
+    hand_head_record,
+    hand_result_record,
     load_record_text,
     read_record,
     verify_record,
     write_record,
 )
 from kva.rules.settings import BAZAAR_RULES, TARGETS, BadSettings, BazaarRule, MatchSettings
-from kva.rules.tiles import parse_tile, tile_name
-from kva.rules.view import BoardView, HandSummary, PlayerView, PublicMove, determinize, player_view
+from kva.rules.tiles import parse_halves, parse_tile, tile_name
+from kva.rules.view import (
+    LAST_BOARD_MOVES,
+    BoardView,
+    HandSummary,
+    PlayerView,
+    PublicMove,
+    hand_moves,
+    player_view,
+)
+from kva.rules.view_json import (
+    board_to_json,
+    opening_to_json,
+    placed_to_json,
+    public_move_to_json,
+    summary_to_json,
+    view_to_json,
+)
 
 __all__ = [
     "BAZAAR_RULES",
+    "DRAW",
+    "FORFEIT_REASONS",
+    "FORMAT",
+    "LAST_BOARD_MOVES",
+    "PASS",
+    "SCHEME",
+    "TARGETS",
     "BadSettings",
     "BazaarRule",
-    "MatchSettings",
-    "DRAW",
-    "FORMAT",
-    "PASS",
-    "TARGETS",
     "BoardView",
-    "D",
     "Deal",
+    "FairDealer",
     "HandResult",
-    "HandState",
     "HandSummary",
     "IllegalAction",
-    "L",
-    "LogEntry",
     "Match",
     "MatchOver",
+    "MatchSettings",
     "PlayedHand",
     "PlayerView",
     "PublicMove",
-    "R",
     "RecordError",
-    "U",
     "action_from_json",
     "action_to_json",
+    "board_to_json",
+    "check_client_seed",
     "code_tile",
+    "commitment",
+    "derive_deal",
     "describe_action",
-    "determinize",
     "dumps_record",
+    "first_hand_deal",
+    "hand_head_record",
+    "hand_moves",
+    "hand_result_record",
+    "highest_double",
     "load_record_text",
+    "move_to_json",
+    "move_to_record",
+    "new_client_seed",
+    "new_server_seed",
     "open_code",
+    "opening_to_json",
+    "parse_ascii_int",
+    "parse_halves",
     "parse_tile",
+    "placed_to_json",
     "play_code",
     "player_view",
+    "public_move_to_json",
     "read_record",
     "shuffled_deal",
+    "shuffled_order",
+    "summary_to_json",
     "tile_name",
+    "verify_fair",
     "verify_record",
+    "view_to_json",
     "write_record",
 ]

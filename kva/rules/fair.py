@@ -36,7 +36,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
-from kva.rules.match import Deal, highest_double
+from kva.rules.hand import Deal
+from kva.rules.match import highest_double
 from kva.rules.tiles import TILE_COUNT, TILE_NAME, parse_tile
 
 #: The scheme's name, as it appears in ``meta.fair.scheme`` and at the head of every HMAC block.

@@ -7,7 +7,8 @@ bitmask, an action an int code (see :mod:`kva.rules.codes`). ``Match`` wraps han
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final, TypeAlias
+from dataclasses import dataclass
+from typing import Final, TypeAlias
 
 from kva.rules.codes import DRAW, END_NAMES, OPEN_BASE, PASS, D, L, R, U
 from kva.rules.tiles import (
@@ -23,9 +24,6 @@ from kva.rules.tiles import (
     mask_of,
     round_up_to_five,
 )
-
-if TYPE_CHECKING:
-    from kva.rules.match import Deal
 
 #: Drawable bazaar tiles: the last two of the 14 are protected and never drawn.
 DRAWABLE: Final = 12
@@ -46,6 +44,21 @@ _OPEN_END: Final = OPEN_BASE + 2 * TILE_COUNT  # one past the last opening code
 #: pass -1; ``points`` are what the action scored, ``ends_sum`` the open-ends sum after a
 #: placement (-1 after a draw or a pass). A plain tuple, for speed.
 LogEntry: TypeAlias = tuple[int, int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """One hand's deal: 7 tiles to each player and the 14-tile bazaar in draw order."""
+
+    hands: tuple[tuple[int, ...], tuple[int, ...]]
+    bazaar: tuple[int, ...]
+
+    def holder_of(self, tile: int) -> int | None:
+        """Which player was dealt ``tile`` (None if it lies in the bazaar)."""
+        for p in (0, 1):
+            if tile in self.hands[p]:
+                return p
+        return None
 
 
 class IllegalAction(ValueError):

@@ -10,14 +10,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final, Literal, Protocol
+from typing import Final, Literal, Protocol
 
-from kva.rules.hand import HandState, IllegalAction
+from kva.rules.hand import Deal, HandState, IllegalAction
 from kva.rules.settings import BazaarRule, MatchSettings
 from kva.rules.tiles import DOUBLE_OF, TILE_COUNT
-
-if TYPE_CHECKING:
-    from kva.rules.view import PublicLog
 
 ForfeitReason = Literal["resign", "timeout", "abandon"]
 FORFEIT_REASONS: Final = ("resign", "timeout", "abandon")
@@ -27,21 +24,6 @@ class RandomSource(Protocol):
     """What dealing needs: ``random.Random`` and ``secrets.SystemRandom`` both qualify."""
 
     def shuffle(self, x: list[int]) -> None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Deal:
-    """One hand's deal: 7 tiles to each player and the 14-tile bazaar in draw order."""
-
-    hands: tuple[tuple[int, ...], tuple[int, ...]]
-    bazaar: tuple[int, ...]
-
-    def holder_of(self, tile: int) -> int | None:
-        """Which player was dealt ``tile`` (None if it lies in the bazaar)."""
-        for p in (0, 1):
-            if tile in self.hands[p]:
-                return p
-        return None
 
 
 @dataclass(slots=True)
@@ -64,9 +46,11 @@ class PlayedHand:
     result: HandResult | None = None
     score_after: tuple[int, int] | None = None
     first_double: int | None = field(default=None)
-    #: The hand's moves as each viewer sees them, kept by :func:`kva.rules.view.hand_moves`
-    #: between calls (not part of the hand: never compared, copied or shown).
-    public: PublicLog | None = field(default=None, compare=False, repr=False)
+    #: The hand's moves and board as each viewer sees them (a :class:`kva.rules.view.PublicLog`),
+    #: kept by :func:`kva.rules.view.hand_moves` between calls: not part of the hand (never
+    #: compared, copied or shown), and typed loosely so that the match does not depend on the
+    #: views built from it.
+    public: object | None = field(default=None, compare=False, repr=False)
 
 
 def shuffled_deal(rng: RandomSource) -> Deal:

@@ -22,14 +22,11 @@ actions, the views and the encoder share.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from kva.rules.codes import DRAW, END_NAMES, OPEN_BASE, PASS
 from kva.rules.hand import LogEntry
 from kva.rules.tiles import TILE_COUNT, TILE_NAME, tile_name
-
-if TYPE_CHECKING:
-    from kva.rules.view import PublicMove
 
 MoveKind = Literal["open", "play", "draw", "pass"]
 
@@ -93,17 +90,3 @@ def move_to_record(entry: LogEntry) -> dict[str, Any]:
         if key in event:
             out[key] = event[key]
     return out
-
-
-def public_move_to_json(move: PublicMove) -> dict[str, Any]:
-    """A move as a player's view shows it (:class:`~kva.rules.view.PublicMove`): every key
-    always present, ``tile`` written low half first and None for a draw the viewer may not see,
-    ``end`` and ``ends_sum`` None where the kind has none."""
-    return {
-        "p": move.player,
-        "kind": move.kind,
-        "tile": TILE_NAME[move.tile] if move.tile is not None else None,
-        "end": move.end,
-        "points": move.points,
-        "ends_sum": move.ends_sum,
-    }

@@ -14,10 +14,9 @@ from typing import Any, Final
 
 from kva.rules.codes import DRAW, END_INDEX, OPEN_BASE, PASS, open_code, play_code
 from kva.rules.fair import Dealer, verify_fair
-from kva.rules.hand import IllegalAction
+from kva.rules.hand import Deal, IllegalAction
 from kva.rules.match import (
     FORFEIT_REASONS,
-    Deal,
     Match,
     PlayedHand,
     RandomSource,

@@ -9,7 +9,7 @@ which is how a bot searches without ever being handed the real state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from kva.rules.codes import DRAW, END_NAMES, OPEN_BASE
 from kva.rules.hand import DRAWABLE, HandState, LogEntry
@@ -43,9 +43,6 @@ class PublicMove:
     points: int
     ends_sum: int | None
     open_numbers: tuple[int, ...]
-    #: The move's JSON text once :mod:`kva.rules.view_json` has written it: a memo, not part
-    #: of the move (a move never changes, and every later view of its hand lists it again).
-    json_text: str | None = field(default=None, compare=False, init=False)
 
     def __repr__(self) -> str:
         tile = "?" if self.tile is None else tile_name(self.tile, self.first)
@@ -101,9 +98,6 @@ class HandSummary:
     reason: str | None
     score_after: tuple[int, int]
     left_in_hand: tuple[tuple[int, ...], tuple[int, ...]]
-    #: The summary's JSON text once :mod:`kva.rules.view_json` has written it (a memo, as
-    #: :attr:`PublicMove.json_text`: every later view of the match lists the hand again).
-    json_text: str | None = field(default=None, compare=False, init=False)
 
     def __repr__(self) -> str:
         winner = "nobody" if self.winner is None else self.winner
@@ -219,7 +213,7 @@ class PublicLog:
         kept = self._board
         if kept is not None and kept[1] is state and kept[2] == len(log) and kept[3] is last:
             return kept[0]
-        board = _board(state)
+        board = board_view(state)
         self._board = (board, state, len(log), last)
         return board
 
@@ -297,12 +291,13 @@ def hand_moves(
 
 def _public_log(played: PlayedHand) -> PublicLog:
     public = played.public
-    if public is None:
+    if not isinstance(public, PublicLog):
         public = played.public = PublicLog()
     return public
 
 
-def _board(state: HandState) -> BoardView:
+def board_view(state: HandState) -> BoardView:
+    """The board of ``state`` as everyone sees it: the lines of tiles laid out and the ends."""
     lines: list[list[tuple[int, int]]] = [[], [], [], []]
     opening: tuple[int, int] | None = None
     for _p, code, x, _points, _sum in state.log:

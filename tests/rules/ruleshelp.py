@@ -6,18 +6,9 @@ import copy
 import random
 from typing import Any
 
-from kva.rules import (
-    DRAW,
-    Deal,
-    HandState,
-    Match,
-    code_tile,
-    open_code,
-    parse_tile,
-    play_code,
-    write_record,
-)
+from kva.rules import DRAW, Deal, Match, code_tile, open_code, parse_tile, play_code, write_record
 from kva.rules.codes import END_INDEX, OPEN_BASE
+from kva.rules.engine import HandState
 from kva.rules.tiles import TILE_COUNT, TILE_NAME, TILE_PIPS, mask_of, tiles_of
 
 ALL_NAMES: list[str] = list(TILE_NAME)

@@ -15,12 +15,10 @@ from ruleshelp import random_match
 from kva.rules import (
     DRAW,
     PASS,
-    HandState,
     IllegalAction,
     Match,
     action_from_json,
     action_to_json,
-    determinize,
     dumps_record,
     load_record_text,
     player_view,
@@ -29,6 +27,7 @@ from kva.rules import (
     write_record,
 )
 from kva.rules.codes import OPEN_BASE
+from kva.rules.engine import HandState, determinize
 from kva.rules.match import PlayedHand, highest_double
 from kva.rules.tiles import (
     ALL_TILES,
@@ -41,7 +40,7 @@ from kva.rules.tiles import (
     round_up_to_five,
     tiles_of,
 )
-from kva.rules.view import _board, _summarize, hand_moves
+from kva.rules.view import _summarize, board_view, hand_moves
 from kva.rules.view_json import view_to_json
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
@@ -422,7 +421,7 @@ def test_the_kept_board_is_the_board_of_the_state_now_and_shared_by_every_viewer
     board made afresh from the state, and one object for both players and the spectators."""
     for match in _steps(seed, bazaar):
         views = [player_view(match, viewer) for viewer in (0, 1, None)]
-        assert views[0].board == _board(match.hands[-1].state)
+        assert views[0].board == board_view(match.hands[-1].state)
         assert views[1].board is views[0].board and views[2].board is views[0].board
 
 
@@ -433,7 +432,7 @@ def test_a_board_left_behind_by_another_state_is_made_again() -> None:
     branch.apply_unchecked(others[0])
     played.state = branch
     after = player_view(match, 0).board
-    assert after == _board(branch) and after != before
+    assert after == board_view(branch) and after != before
 
 
 def test_a_public_log_left_behind_by_another_state_starts_again() -> None:

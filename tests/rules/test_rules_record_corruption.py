@@ -18,7 +18,6 @@ from ruleshelp import random_match, row
 from kva.rules import (
     DRAW,
     PASS,
-    HandState,
     Match,
     RecordError,
     load_record_text,
@@ -28,6 +27,7 @@ from kva.rules import (
     write_record,
 )
 from kva.rules.codes import END_NAMES
+from kva.rules.engine import HandState
 from kva.rules.tiles import NUMBER_MASK, TILE_NAME, mask_of, tiles_of
 
 Doc = dict[str, Any]

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kva.rules import DRAW, PASS, HandState, Match
+from kva.rules import DRAW, PASS, Match
 from kva.rules.codes import OPEN_BASE
+from kva.rules.engine import HandState
 
 Tile = tuple[int, int]  # (low, high)
 

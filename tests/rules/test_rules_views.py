@@ -12,7 +12,8 @@ import random
 
 from kva.rules import Match, player_view
 from kva.rules.view import LAST_BOARD_MOVES
-from kva.rules.view_json import view_json_text, view_to_json
+from kva.rules.view_json import view_to_json
+from kva.service.play.viewtext import ViewText
 
 
 def _to_next_hand(seed: int) -> Match:
@@ -61,4 +62,4 @@ def test_the_last_board_is_encoded_the_same_both_ways() -> None:
     view = player_view(match, 1)
     data = view_to_json(view)
     assert data["last_board"] is not None and data["last_board"]["ends"]
-    assert json.loads(view_json_text(view)) == data
+    assert json.loads(ViewText().text(view)) == data

@@ -1,4 +1,4 @@
-"""The view as text (:func:`kva.rules.view_json.view_json_text`) is exactly the plain encoding
+"""The view as text (:class:`kva.service.play.viewtext.ViewText`) is exactly the plain encoding
 of its dict form: the play service sends it to every viewer after every action, so one byte
 off is a client that reads something else than the contract says."""
 
@@ -17,12 +17,22 @@ from hypothesis import strategies as st
 from kva.rules import Match, PlayerView, player_view
 from kva.rules.match import FORFEIT_REASONS
 from kva.rules.settings import BAZAAR_RULES, TARGETS
-from kva.rules.view_json import view_json_text, view_to_json
+from kva.rules.view_json import view_to_json
+from kva.service.play.viewtext import ViewText
 
 
 def plain(view: PlayerView) -> str:
     """The text the play service would write for ``view`` the plain way."""
     return json.dumps(view_to_json(view), ensure_ascii=False, separators=(",", ":"))
+
+
+#: One writer for every view in this module, as one match's writer sees all of its views (and
+#: here views of many matches too: what it keeps must never be taken for another view's).
+WRITER = ViewText()
+
+
+def view_json_text(view: PlayerView) -> str:
+    return WRITER.text(view)
 
 
 def check(view: PlayerView) -> None:
@@ -130,18 +140,18 @@ def test_a_view_the_tables_do_not_cover_is_encoded_the_plain_way() -> None:
             assert view_json_text(case) == expected
 
 
-def test_a_moves_kept_text_is_no_part_of_the_move() -> None:
-    """Each move and finished hand keeps the text it was written as (``json_text``), so a view
-    after every action encodes only what is new; the memo does not make two equal moves
-    unequal, and a changed copy (``dataclasses.replace``) is written afresh, not from it."""
+def test_a_kept_text_is_used_only_for_the_very_move_it_was_written_for() -> None:
+    """Each move and finished hand is written once while its hand is played and its text
+    kept for the next views; an equal copy or a changed copy (``dataclasses.replace``) is
+    written afresh, never read from another move's kept text."""
     match = next(m for m in played(3, 75, "draw", None, "resign")
                  if len(m.hands) > 1 and len(player_view(m, 0).moves) > 2)
+    writer = ViewText()
     view = player_view(match, 0)
-    check(view)
+    assert writer.text(view) == plain(view)
     move, summary = view.moves[1], view.previous[0]
-    assert move.json_text is not None and summary.json_text is not None
-    assert replace(move).json_text is None and replace(move) == move
-    assert hash(replace(move)) == hash(move)
     other = replace(move, points=move.points + 5)
-    check(replace(view, moves=(other,), previous=(replace(summary, points=99),)))
+    changed = replace(view, moves=(other,), previous=(replace(summary, points=99),))
+    assert writer.text(changed) == plain(changed)
+    assert writer.text(view) == plain(view)
     assert player_view(match, 0).moves is view.moves  # no new action: the same moves

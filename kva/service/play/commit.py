@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from kva.rules import FORMAT, Match, PlayerView, player_view, write_record
-from kva.rules.view_json import view_json_text, view_to_json
+from kva.rules.view_json import view_to_json
 from kva.service.broker import Broker
 from kva.service.errors import PlayError
 from kva.service.events import EventSource
@@ -97,13 +97,13 @@ def encoded_state(
     extra: dict[str, Any] | None = None,
 ) -> str:
     """``encode_state(state_message(...))``, the same text, built faster: the view is written
-    as text from kept fragments (:func:`kva.rules.view_json.view_json_text`: the moves and
+    as text from kept fragments (:class:`kva.service.play.viewtext.ViewText`: the moves and
     finished hands each encoded once, the board once for all its viewers, tables for tiles and
     actions) instead of built as a dict and encoded again in every state; only what follows
     the view (the event, the players, ...) goes through ``json.dumps``."""
     view = view_of(live, seat)
     after = encode_state(_after_view(live, seat, view, event, extra))
-    return (f'{{"type":"state","version":{live.version},"view":{view_json_text(view)},'
+    return (f'{{"type":"state","version":{live.version},"view":{live.view_text.text(view)},'
             + after[1:])
 
 

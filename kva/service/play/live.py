@@ -17,6 +17,7 @@ from kva.rules import Match, MatchSettings, read_record
 from kva.rules.fair import SCHEME, FairDealer, commitment, new_client_seed, new_server_seed
 from kva.service.errors import NotFound, PlayError
 from kva.service.play.clock import Clock, now_ms
+from kva.service.play.viewtext import ViewText
 from kva.storage import repo
 from kva.storage.fair import get_fair
 from kva.storage.models import MatchFair, MatchRow, User
@@ -148,6 +149,8 @@ class LiveMatch:
     fair: FairState | None = None
     #: The time control (None: no clock; :mod:`kva.service.play.clock`).
     clock: Clock | None = None
+    #: Writes this match's views as the text of its states (it keeps what they repeat).
+    view_text: ViewText = field(default_factory=ViewText, compare=False, repr=False)
 
     @property
     def rated(self) -> bool:
