@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kva.rules.actions import action_to_json
+from kva.rules import action_to_json
 from kva.service.broker import MemoryBroker, Subscription
 from kva.service.errors import PlayError
 from kva.service.play import PlayService, topic, viewer_key

@@ -22,7 +22,7 @@ from kva.bots.knowledge import Knowledge
 from kva.bots.opponent_model import default_model, guess_shares, tile_features
 from kva.commands.tournament import build_bot
 from kva.rules import TARGETS, Match, player_view
-from kva.rules.tiles import tiles_of
+from kva.rules.engine import tiles_of
 
 
 def main(games: int, seed: int, scales: list[float], guesses: int) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kva.bots.fast import points_of
-from kva.rules import HandState
+from kva.rules.engine import HandState
 
 #: Transposition-table bound kinds.
 _EXACT = 0

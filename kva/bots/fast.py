@@ -12,10 +12,16 @@ import random
 from collections.abc import Sequence
 from typing import Final
 
-from kva.rules import HandState
-from kva.rules.codes import DRAW, OPEN_BASE
-from kva.rules.hand import SCORE_OF_SUM
-from kva.rules.tiles import IS_DOUBLE, OTHER_HALF, TILE_ID, TILE_PIPS
+from kva.rules import DRAW
+from kva.rules.engine import (
+    IS_DOUBLE,
+    OPEN_BASE,
+    OTHER_HALF,
+    SCORE_OF_SUM,
+    TILE_ID,
+    TILE_PIPS,
+    HandState,
+)
 
 #: The 5-5 tile: the only opening that scores (10 points).
 DOUBLE_FIVE: Final = TILE_ID[5][5]

@@ -39,8 +39,8 @@ from kva.bots.ismcts import most_visited, tree_search
 from kva.bots.knowledge import BETA, UNIFORM_SHARE, Knowledge
 from kva.bots.playout import playout as smart_playout
 from kva.bots.value import match_win_chance
-from kva.rules import HandState, PlayerView
-from kva.rules.hand import DRAWABLE
+from kva.rules import PlayerView
+from kva.rules.engine import DRAWABLE, HandState
 
 Guess = tuple[int, list[int]]
 

@@ -19,10 +19,8 @@ from collections.abc import Callable
 from kva.bots.fast import DOUBLE_FIVE, sum_after
 from kva.bots.knowledge import BETA, UNIFORM_SHARE, Knowledge
 from kva.bots.value import match_win_chance
-from kva.rules import HandState, PlayerView
-from kva.rules.codes import OPEN_BASE
-from kva.rules.hand import SCORE_OF_SUM
-from kva.rules.tiles import TILE_PIPS, tiles_of
+from kva.rules import PlayerView
+from kva.rules.engine import OPEN_BASE, SCORE_OF_SUM, TILE_PIPS, HandState, tiles_of
 
 Guess = tuple[int, list[int]]
 

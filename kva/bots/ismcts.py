@@ -33,8 +33,8 @@ import random
 import time
 from collections.abc import Callable, Iterator
 
-from kva.rules import HandState
-from kva.rules.codes import DRAW
+from kva.rules import DRAW
+from kva.rules.engine import HandState
 
 #: Edge keys of my own draws: this plus the tile drawn (every action code is below it).
 MY_DRAW = 1000

@@ -25,17 +25,19 @@ import random
 from dataclasses import dataclass
 
 from kva.bots.fast import points_of
-from kva.rules import HandState, PlayerView
-from kva.rules.codes import END_INDEX, OPEN_BASE
-from kva.rules.hand import DRAWABLE
-from kva.rules.tiles import (
+from kva.rules import PlayerView
+from kva.rules.engine import (
     ALL_TILES,
     DOUBLE_OF,
+    DRAWABLE,
+    END_INDEX,
     NUMBER_MASK,
+    OPEN_BASE,
     TILE_BIT,
     TILE_COUNT,
     TILE_HIGH,
     TILE_LOW,
+    HandState,
     mask_of,
     pips_of,
     tiles_of,
@@ -341,7 +343,7 @@ class Knowledge:
         """The full hand state of one guess (a fresh object the caller may play on)."""
         template = self._template
         if template is None:
-            from kva.rules import determinize
+            from kva.rules.engine import determinize
 
             template = determinize(view, opp_hand, bazaar_rest)
             self._template = template

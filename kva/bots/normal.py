@@ -22,8 +22,7 @@ import random
 from kva.bots.fast import best_points, code_pips, expected_best, points_of
 from kva.bots.knowledge import Knowledge
 from kva.rules import PlayerView
-from kva.rules.codes import OPEN_BASE
-from kva.rules.tiles import NUMBER_MASK, TILE_BIT, mask_of, tiles_of
+from kva.rules.engine import NUMBER_MASK, OPEN_BASE, TILE_BIT, mask_of, tiles_of
 
 
 class NormalBot:

@@ -36,7 +36,7 @@ import numpy.typing as npt
 
 from kva.bots.knowledge import BETA, DEALT, HELD, Knowledge
 from kva.rules import PlayerView
-from kva.rules.tiles import (
+from kva.rules.engine import (
     NUMBER_MASK,
     TILE_BIT,
     TILE_COUNT,

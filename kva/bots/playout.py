@@ -14,10 +14,7 @@ from __future__ import annotations
 import random
 
 from kva.bots.fast import DOUBLE_FIVE, best_points, expected_best, sum_after
-from kva.rules import HandState
-from kva.rules.codes import OPEN_BASE
-from kva.rules.hand import SCORE_OF_SUM
-from kva.rules.tiles import NUMBER_MASK, TILE_BIT, TILE_PIPS
+from kva.rules.engine import NUMBER_MASK, OPEN_BASE, SCORE_OF_SUM, TILE_BIT, TILE_PIPS, HandState
 
 
 def _reply_threat(after: HandState) -> int:

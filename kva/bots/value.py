@@ -65,8 +65,7 @@ def match_win_chance(mine: int, theirs: int, target: int) -> float:
 def measure_hand_outcomes(hands: int = 40_000, seed: int = 12345) -> Counter[tuple[int, int]]:
     """Play ``hands`` hands of the fast playout policy; count (points a, points b) in units."""
     from kva.bots.fast import playout
-    from kva.rules import HandState
-    from kva.rules.tiles import mask_of
+    from kva.rules.engine import HandState, mask_of
 
     rng = random.Random(seed)
     counts: Counter[tuple[int, int]] = Counter()

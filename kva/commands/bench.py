@@ -15,9 +15,8 @@ import time
 from collections.abc import Callable
 
 from kva.commands import bench_auth, bench_botapi, bench_coins, bench_fair, bench_server
-from kva.rules.hand import HandState
-from kva.rules.match import shuffled_deal
-from kva.rules.tiles import mask_of
+from kva.rules import shuffled_deal
+from kva.rules.engine import HandState, mask_of
 
 
 def kva_random_hands(hands: int, seed: int) -> int:

@@ -26,9 +26,8 @@ import math
 import random
 import time
 
-from kva.rules.fair import derive_deal
-from kva.rules.match import Deal
-from kva.rules.tiles import TILE_COUNT, TILE_NAME
+from kva.rules import Deal, derive_deal
+from kva.rules.engine import TILE_COUNT, TILE_NAME
 
 
 def gamma_q(a: float, x: float) -> float:

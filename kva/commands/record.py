@@ -8,11 +8,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kva.rules import RecordError, load_record_text, verify_record
-from kva.rules.match import Match
-from kva.rules.record import FORMAT
-from kva.rules.tiles import TILE_NAME, tile_name
-from kva.rules.view import PublicMove, hand_moves
+from kva.rules import (
+    FORMAT,
+    Match,
+    PublicMove,
+    RecordError,
+    hand_moves,
+    load_record_text,
+    tile_name,
+    verify_record,
+)
+from kva.rules.engine import TILE_NAME
 
 _PATH = re.compile(r"^hands\[(\d+)\](?:\.moves\[(\d+)\])?")
 

@@ -8,7 +8,7 @@ offered in casual and bot matches, never in rated ones (:func:`aid_allowed`).
 from __future__ import annotations
 
 from kva.rules import PlayerView
-from kva.rules.tiles import TILE_BIT, TILE_HIGH, TILE_LOW
+from kva.rules.engine import TILE_BIT, TILE_HIGH, TILE_LOW
 
 
 def unseen_by_number(view: PlayerView) -> list[int]:

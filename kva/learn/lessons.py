@@ -16,18 +16,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kva.learn.positions import ME, Position, parse_action
-from kva.rules import IllegalAction
-from kva.rules.codes import DRAW, OPEN_BASE, PASS
-from kva.rules.hand import HandState
-from kva.rules.moves import code_parts
-from kva.rules.tiles import (
+from kva.rules import DRAW, PASS, IllegalAction, parse_tile
+from kva.rules.engine import (
     IS_DOUBLE,
+    OPEN_BASE,
     TILE_BIT,
     TILE_HIGH,
     TILE_LOW,
     TILE_NAME,
     TILE_PIPS,
-    parse_tile,
+    HandState,
+    code_parts,
 )
 
 

@@ -11,13 +11,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kva.rules import Deal, HandState, Match, PlayerView, player_view
-from kva.rules.actions import action_from_json
-from kva.rules.codes import DRAW, OPEN_BASE, PASS
-from kva.rules.match import PlayedHand
-from kva.rules.moves import code_parts
-from kva.rules.tiles import TILE_NAME, parse_halves, parse_tile
-from kva.rules.view_json import view_to_json
+from kva.rules import (
+    DRAW,
+    PASS,
+    Deal,
+    Match,
+    PlayedHand,
+    PlayerView,
+    action_from_json,
+    parse_halves,
+    parse_tile,
+    player_view,
+    view_to_json,
+)
+from kva.rules.engine import OPEN_BASE, TILE_NAME, HandState, code_parts
 
 #: The learner's seat in every constructed position.
 ME = 0

@@ -11,9 +11,8 @@ from typing import Any
 
 from kva.learn.counting import unseen_by_number
 from kva.learn.positions import Position, parse_action
-from kva.rules.hand import HandState
-from kva.rules.tiles import TILE_NAME, parse_tile
-from kva.rules.view_json import view_to_json
+from kva.rules import parse_tile, view_to_json
+from kva.rules.engine import TILE_NAME, HandState
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,7 @@ from typing import Any
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from kva.rules import BadSettings, MatchSettings
-from kva.rules.numbers import parse_ascii_int
+from kva.rules import BadSettings, MatchSettings, parse_ascii_int
 from kva.service.accounts import REGISTERED, find_registered
 from kva.service.broker import Broker
 from kva.service.play import LiveMatch, PlayService

@@ -27,7 +27,7 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kva.rules.numbers import parse_ascii_int
+from kva.rules import parse_ascii_int
 from kva.storage import coins_reads, coins_repo
 from kva.storage.addresses import session_addresses
 from kva.storage.coins_repo import issuing_account, move, wallet_of

@@ -11,10 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kva.rules import Match, PlayerView
-from kva.rules.moves import move_to_json
-from kva.rules.tiles import TILE_NAME
-from kva.rules.view import hand_moves
+from kva.rules import Match, PlayerView, hand_moves, move_to_json
+from kva.rules.engine import TILE_NAME
 
 Event = dict[str, Any]
 #: The event of one change as a given viewer sees it, built from that viewer's view.

@@ -17,7 +17,7 @@ import struct
 import zlib
 from collections.abc import Callable, Sequence
 
-from kva.rules.numbers import parse_ascii_int
+from kva.rules import parse_ascii_int
 
 #: Points per server on nginx's ketama ring (ngx_http_upstream_hash_module.c).
 _POINTS = 160

@@ -26,9 +26,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from kva.rules import Match
-from kva.rules.moves import move_to_record
-from kva.rules.record import hand_head_record, hand_result_record
+from kva.rules import Match, hand_head_record, hand_result_record, move_to_record
 
 
 def change_of(match: Match, hand_index: int | None) -> dict[str, Any]:

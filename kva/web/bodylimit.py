@@ -19,7 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kva.i18n import COOKIE_NAME as LANG_COOKIE
 from kva.i18n import negotiate_locale, translations
-from kva.rules.numbers import parse_ascii_int
+from kva.rules import parse_ascii_int
 
 #: The default cap: every form and JSON body of the site fits in a few KiB.
 DEFAULT_MAX_BODY = 64 * 1024

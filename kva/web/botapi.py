@@ -32,7 +32,7 @@ from limits.storage import storage_from_string
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kva.i18n import LOCALES, jinja_env
-from kva.rules.numbers import parse_ascii_int
+from kva.rules import parse_ascii_int
 from kva.service import NotFound, PlayError
 from kva.service import botapi as bots
 from kva.service.botapi import BotApiError, BotCaller, Challenges

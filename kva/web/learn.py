@@ -13,7 +13,7 @@ from kva.learn import lessons
 from kva.learn.counting import aid_allowed, unseen_by_number
 from kva.learn.lessons import SLUGS, STEPS, instruction_args
 from kva.learn.strategy import BY_SLUG, EXAMPLES
-from kva.rules.view_json import view_to_json
+from kva.rules import view_to_json
 from kva.service import NotFound
 from kva.service.accounts import is_registered
 from kva.service.analysis import AlreadyPending, AnalysisService, QueueFull

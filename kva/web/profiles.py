@@ -20,7 +20,7 @@ from markupsafe import Markup, escape
 from sqlalchemy import select
 
 from kva.ratings import PROVISIONAL_RD
-from kva.rules.numbers import parse_ascii_int
+from kva.rules import parse_ascii_int
 from kva.service import accounts
 from kva.service import history as history_service
 from kva.service import ratings as ratings_service

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from kva.rules.numbers import parse_ascii_int
+from kva.rules import parse_ascii_int
 from kva.service.analysis import DEFAULT_MAX_QUEUE as DEFAULT_ANALYSIS_QUEUE
 from kva.service.botapi import DEFAULT_MAX_PENDING_TO_TARGET
 from kva.service.play.clock import PRESETS, parse_presets

@@ -19,7 +19,7 @@ from webhelp import play_out
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
 from servers import Server, serving  # noqa: E402
 
-from kva.rules.record import verify_record  # noqa: E402
+from kva.rules import verify_record  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT = ROOT / "examples" / "bot_client.py"

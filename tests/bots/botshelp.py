@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from kva.bots.simple import view_greedy
 from kva.rules import TARGETS, Deal, IllegalAction, Match, PlayerView, player_view
-from kva.rules.tiles import tiles_of
+from kva.rules.engine import tiles_of
 
 
 def positions(seed: int, choices: int) -> Iterator[tuple[Match, PlayerView]]:

@@ -71,7 +71,7 @@ def test_reshuffling_hidden_tiles_consistent_with_the_view_changes_no_decision()
 
 def _rest(match: object) -> int:
     from kva.rules import Match
-    from kva.rules.tiles import mask_of
+    from kva.rules.engine import mask_of
 
     assert isinstance(match, Match)
     state = match.hand

@@ -10,7 +10,7 @@ from botshelp import positions
 from kva.bots.endgame import Exhausted, solve_moves
 from kva.bots.hard import HardBot
 from kva.bots.knowledge import Knowledge
-from kva.rules import HandState
+from kva.rules.engine import HandState
 
 
 def _minimax(state: HandState, me: int) -> float:

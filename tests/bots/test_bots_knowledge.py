@@ -7,7 +7,7 @@ import random
 from botshelp import positions
 
 from kva.bots.knowledge import HELD, Knowledge
-from kva.rules.tiles import NUMBER_MASK, TILE_BIT, mask_of
+from kva.rules.engine import NUMBER_MASK, TILE_BIT, mask_of
 
 
 def test_the_real_opponent_hand_is_always_among_the_possible_tiles() -> None:

@@ -11,7 +11,7 @@ from kva.bots.simple import EasyBot, GreedyBot
 
 
 def _engine_points(match_state: object, code: int) -> int:
-    from kva.rules import HandState
+    from kva.rules.engine import HandState
 
     assert isinstance(match_state, HandState)
     after = match_state.copy()

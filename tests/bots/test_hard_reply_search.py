@@ -12,7 +12,8 @@ from botshelp import positions
 from kva.bots.hard import HardBot
 from kva.bots.knowledge import Knowledge
 from kva.bots.playout import playout as smart_playout
-from kva.rules import HandState, PlayerView
+from kva.rules import PlayerView
+from kva.rules.engine import HandState
 
 
 def _choices(seed: int, count: int, bazaar: str | None = None) -> list[PlayerView]:

@@ -15,8 +15,8 @@ from botshelp import positions
 from kva.bots.hard import HardBot
 from kva.bots.ismcts import MY_DRAW, Node, edge_key, most_visited, tree_search
 from kva.bots.knowledge import Knowledge
-from kva.rules import HandState
-from kva.rules.codes import DRAW
+from kva.rules import DRAW
+from kva.rules.engine import HandState
 
 
 class TwoPlyGame:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kva.rules.numbers import parse_ascii_int
+from kva.rules import parse_ascii_int
 from kva.service.coins import CoinError, check_stake
 
 NOT_ASCII_NUMBERS = ("²", "٣", "１", "１０", "-1", "+1", "1e3", "1_000", " ", "", "9" * 400)
@@ -32,6 +32,6 @@ def test_every_bad_stake_is_bad_stake(text: str) -> None:
 
 @pytest.mark.parametrize("text", ("²", "٣", "１０", "-1"))
 def test_a_typed_target_is_ascii_digits_only(text: str) -> None:
-    from kva.rules.settings import BadSettings, MatchSettings
+    from kva.rules import BadSettings, MatchSettings
     with pytest.raises(BadSettings):
         MatchSettings.parse(text.replace("１０", "７５"))

@@ -13,9 +13,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kva.rules import Match, MatchSettings
-from kva.rules.match import FORFEIT_REASONS
-from kva.rules.settings import BAZAAR_RULES, TARGETS
+from kva.rules import BAZAAR_RULES, FORFEIT_REASONS, TARGETS, Match, MatchSettings
 from kva.service.events import EventSource, action_event, join_event, public, resign_event
 from kva.service.play.commit import encode_state, encoded_state, state_message
 from kva.service.play.live import FairState, LiveMatch, Seat

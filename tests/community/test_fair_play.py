@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 from webhelp import Visitor
 
-from kva.rules import verify_record
-from kva.rules.fair import commitment
+from kva.rules import commitment, verify_record
 from kva.service.broker import MemoryBroker
 from kva.service.play import PlayService, Seat
 from kva.service.play.commit import record_of as record_of_live

@@ -15,8 +15,7 @@ from community_help import make_user
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
-from kva.rules import verify_record
-from kva.rules.actions import action_to_json
+from kva.rules import action_to_json, verify_record
 from kva.service import PlayError
 from kva.service.broker import MemoryBroker
 from kva.service.play import PlayService
@@ -185,8 +184,7 @@ async def test_a_commit_landing_during_a_version_read_keeps_the_copy(
 
 
 def test_change_rows_fold_back_into_the_record() -> None:
-    from kva.rules import Match
-    from kva.rules.record import write_record
+    from kva.rules import Match, write_record
 
     match = Match(75, "draw", random.Random(2))
     rng = random.Random(2)

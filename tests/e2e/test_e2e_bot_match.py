@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from e2e_helpers import Game, norm_tile, play_until_over, shot, start_match
 
-from kva.rules.record import verify_record
+from kva.rules import verify_record
 
 pytestmark = pytest.mark.browser
 

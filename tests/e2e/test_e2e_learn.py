@@ -13,8 +13,8 @@ from e2e_helpers import SHOTS, play_until_over, shot, start_match, tid
 
 from kva.i18n import translations
 from kva.learn.lessons import STEPS, check
-from kva.rules.codes import DRAW, OPEN_BASE, PASS
-from kva.rules.tiles import TILE_NAME
+from kva.rules import DRAW, PASS
+from kva.rules.engine import OPEN_BASE, TILE_NAME
 
 pytestmark = pytest.mark.browser
 

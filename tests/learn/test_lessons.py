@@ -8,8 +8,8 @@ import pytest
 from kva.i18n import LOCALES, translations
 from kva.learn.lessons import STEPS, check, instruction_args
 from kva.learn.positions import action_text
-from kva.rules.codes import DRAW, OPEN_BASE, PASS
-from kva.rules.tiles import TILE_NAME
+from kva.rules import DRAW, PASS
+from kva.rules.engine import OPEN_BASE, TILE_NAME
 
 
 def _message(code: int) -> dict[str, object]:

@@ -10,9 +10,8 @@ import pytest
 from kva.learn.counting import aid_allowed, unseen_by_number
 from kva.learn.positions import parse_action
 from kva.learn.strategy import BY_SLUG, EXAMPLES
-from kva.rules import HandState, Match, player_view
-from kva.rules.codes import DRAW
-from kva.rules.tiles import TILE_BIT, TILE_HIGH, TILE_LOW, TILE_PIPS, parse_tile
+from kva.rules import DRAW, Match, parse_tile, player_view
+from kva.rules.engine import TILE_BIT, TILE_HIGH, TILE_LOW, TILE_PIPS, HandState
 
 
 def _pips(mask: int) -> int:

@@ -12,8 +12,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from kva.rules import FORMAT, Match, PlayerView, player_view, write_record
-from kva.rules.view_json import view_to_json
+from kva.rules import FORMAT, Match, PlayerView, player_view, view_to_json, write_record
 from kva.service.broker import Broker
 from kva.service.errors import PlayError
 from kva.service.events import EventSource

@@ -13,8 +13,16 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from kva.rules import Match, MatchSettings, read_record
-from kva.rules.fair import SCHEME, FairDealer, commitment, new_client_seed, new_server_seed
+from kva.rules import (
+    SCHEME,
+    FairDealer,
+    Match,
+    MatchSettings,
+    commitment,
+    new_client_seed,
+    new_server_seed,
+    read_record,
+)
 from kva.service.errors import NotFound, PlayError
 from kva.service.play.clock import Clock, now_ms
 from kva.service.play.viewtext import ViewText

@@ -16,8 +16,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from kva.rules import Match
-from kva.rules.fair import check_client_seed, new_client_seed
+from kva.rules import Match, check_client_seed, new_client_seed
 from kva.service.errors import PlayError
 from kva.service.events import public
 from kva.service.play.commit import Committer
