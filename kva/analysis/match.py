@@ -209,9 +209,3 @@ def finish(doc: Any, rows: list[dict[str, Any]], players: Sequence[int],
         "decisions": rows,
         "summary": summarize(rows, players),
     }
-
-
-def count_decisions(doc: Any, players: Sequence[int] = (0, 1)) -> int:
-    """How many decisions :func:`analyse` will value (for progress)."""
-    return sum(1 for _ in decisions(doc, players))
-

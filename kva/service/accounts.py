@@ -17,18 +17,17 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
-from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from kva.service import nicknames
 from kva.service.passwords import Lane, hash_password, verify_password
 from kva.service.sessions import rotate
+from kva.storage import accounts as account_store
+from kva.storage.accounts import GUEST as GUEST  # ``users.kind`` of a guest
+from kva.storage.accounts import REGISTERED as REGISTERED  # and of a registered player
 from kva.storage.models import User
 
-#: ``users.kind`` of a registered player (guests are ``"guest"``).
-REGISTERED = "registered"
-GUEST = "guest"
 NICKNAME_MIN, NICKNAME_MAX = nicknames.NICKNAME_MIN, nicknames.NICKNAME_MAX
 PASSWORD_MIN, PASSWORD_MAX = 8, 128
 RESERVED_PREFIXES = nicknames.RESERVED_PREFIXES
@@ -105,19 +104,13 @@ async def register(sessions: async_sessionmaker[AsyncSession], current: User, ol
         raise AccountError("already_registered", "you are already registered")
     key = nickname_key(name)
     async with sessions() as session:
-        taken = await session.scalar(
-            select(User.id).where(User.nickname_key.in_({key, _folded(name)})).limit(1))
-        if taken is not None:
+        if await account_store.nickname_key_taken(session, {key, _folded(name)}):
             raise AccountError("nickname_taken", "that nickname is taken")
     hashed = await hash_password(password)
     async with sessions() as session:
         try:
-            result = await session.execute(
-                update(User)
-                .where(User.id == current.id, User.kind == GUEST)
-                .values(kind=REGISTERED, nickname=name, nickname_key=key, password_hash=hashed)
-            )
-            if result.rowcount != 1:  # type: ignore[attr-defined]
+            if not await account_store.register_guest(
+                    session, current.id, nickname=name, nickname_key=key, password_hash=hashed):
                 await session.rollback()
                 raise AccountError("already_registered", "you are already registered")
             token = await rotate(session, old_token, current.id, address)
@@ -125,7 +118,7 @@ async def register(sessions: async_sessionmaker[AsyncSession], current: User, ol
         except IntegrityError:
             await session.rollback()
             raise AccountError("nickname_taken", "that nickname is taken") from None
-        user = await session.get(User, current.id, populate_existing=True)
+        user = await account_store.reloaded_user(session, current.id)
     assert user is not None
     return SignedIn(user, token)
 
@@ -160,10 +153,20 @@ async def find_registered(session: AsyncSession, nickname: str) -> User | None:
     (migration 0004) is still found by its own name."""
     typed = nickname.strip()
     key, folded = nickname_key(typed), _folded(typed)
-    found = list(await session.scalars(
-        select(User).where(User.nickname_key.in_({key, folded}), User.kind == REGISTERED)))
+    found = await account_store.registered_with_keys(session, {key, folded})
     found.sort(key=lambda u: _folded(u.nickname) != folded)
     return found[0] if found else None
+
+
+async def find_player(sessions: async_sessionmaker[AsyncSession],
+                      nickname: str) -> User | None:
+    """The user called exactly ``nickname`` (a guest too), else the registered player of that
+    name whatever its case or look-alikes (:func:`find_registered`), else None."""
+    async with sessions() as session:
+        user = await account_store.user_named(session, nickname)
+        if user is None:  # /u/Nino is nino: registered names are one whatever the case
+            user = await find_registered(session, nickname)
+    return user
 
 
 def is_registered(user: User | None) -> bool:

@@ -29,7 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from kva.analysis.engine import ANALYSIS_PLAYOUTS, Evaluation, evaluate
 from kva.analysis.match import VERSION, decision_json, decisions, finish
 from kva.rules import PlayerView
-from kva.storage.learn import MatchAnalysis
+from kva.storage import learn as learn_store
 
 #: Lower CPU priority of the analysis worker (live bots think at the normal priority).
 NICE = 10
@@ -97,7 +97,7 @@ class AnalysisService:
     async def stored(self, match_id: str) -> dict[str, Any] | None:
         """The stored analysis of ``match_id`` (None if none of this version)."""
         async with self._sessions() as session:
-            row = await session.get(MatchAnalysis, match_id)
+            row = await learn_store.stored_analysis(session, match_id)
         if row is None or row.version != VERSION:
             return None
         body: dict[str, Any] = json.loads(row.body)
@@ -186,7 +186,6 @@ class AnalysisService:
             job.done += 1
         analysis = finish(job.doc, rows, (0, 1), self.playouts)
         async with self._sessions() as session:
-            if await session.get(MatchAnalysis, job.match_id) is None:
-                session.add(MatchAnalysis(match_id=job.match_id, version=VERSION,
-                                          body=json.dumps(analysis)))
+            if await learn_store.stored_analysis(session, job.match_id) is None:
+                learn_store.add_analysis(session, job.match_id, VERSION, json.dumps(analysis))
                 await session.commit()

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from datetime import UTC, timedelta
 from typing import Any
 
-from sqlalchemy import func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from kva.rules import BadSettings, MatchSettings, parse_ascii_int
@@ -32,8 +31,11 @@ from kva.service.accounts import REGISTERED, find_registered
 from kva.service.broker import Broker
 from kva.service.play import LiveMatch, PlayService
 from kva.service.play.commit import end_reason
+from kva.storage import botapi as bot_store
+from kva.storage import repo
+from kva.storage.botapi import ACTIVE as ACTIVE  # the statuses of a match not over yet
 from kva.storage.botapi import ApiToken, BotAccount, Challenge
-from kva.storage.models import MatchRow, User, utcnow
+from kva.storage.models import User, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +56,6 @@ DEFAULT_MAX_PENDING_TO_TARGET = 20
 CHALLENGE_TTL = timedelta(minutes=10)
 #: Live tokens per bot.
 MAX_TOKENS = 10
-ACTIVE = ("waiting", "active")
 #: New bot accounts are announced here (nickname), so every process marks them as bots.
 BOTS_TOPIC = "botapi:bots"
 #: The nicknames of bot accounts, as this process knows them (filled at start, then as
@@ -74,8 +75,7 @@ def note_bot_names(names: list[str]) -> None:
 async def load_bot_names(sessions: async_sessionmaker[AsyncSession]) -> None:
     """Learn every bot account's nickname (at start)."""
     async with sessions() as session:
-        note_bot_names(list(await session.scalars(
-            select(User.nickname).join(BotAccount, BotAccount.user_id == User.id))))
+        note_bot_names(await bot_store.bot_nicknames(session))
 
 
 class BotApiError(Exception):
@@ -99,33 +99,25 @@ def hash_token(token: str) -> str:
 
 # ---------------------------------------------------------------------- bot accounts
 async def bot_account(session: AsyncSession, user_id: int) -> BotAccount | None:
-    return await session.get(BotAccount, user_id)
+    """The bot row of ``user_id`` (None: a person)."""
+    return await bot_store.bot_account(session, user_id)
 
 
 async def bot_ids(session: AsyncSession, user_ids: list[int]) -> set[int]:
     """Which of ``user_ids`` are bots."""
     if not user_ids:
         return set()
-    rows = await session.scalars(select(BotAccount.user_id)
-                                 .where(BotAccount.user_id.in_(set(user_ids))))
-    return set(rows)
+    return await bot_store.bot_ids(session, set(user_ids))
 
 
 async def matches_played(session: AsyncSession, user_id: int) -> int:
     """Every match the user sits in (any status but a cancelled table)."""
-    count = await session.scalar(
-        select(func.count()).select_from(MatchRow)
-        .where(or_(MatchRow.seat0_user_id == user_id, MatchRow.seat1_user_id == user_id),
-               MatchRow.status != "cancelled"))
-    return int(count or 0)
+    return await bot_store.matches_played(session, user_id)
 
 
 async def active_matches(session: AsyncSession, user_id: int) -> int:
-    count = await session.scalar(
-        select(func.count()).select_from(MatchRow)
-        .where(or_(MatchRow.seat0_user_id == user_id, MatchRow.seat1_user_id == user_id),
-               MatchRow.status.in_(ACTIVE)))
-    return int(count or 0)
+    """How many matches the user sits in that are not over."""
+    return await bot_store.active_matches(session, user_id)
 
 
 async def make_bot(sessions: async_sessionmaker[AsyncSession], user: User,
@@ -140,7 +132,7 @@ async def make_bot(sessions: async_sessionmaker[AsyncSession], user: User,
         if await matches_played(session, user.id):
             raise BotApiError("has_matches", "only an account that never played can become a "
                               "bot", 409)
-        session.add(BotAccount(user_id=user.id, max_matches=DEFAULT_MAX_MATCHES))
+        bot_store.add_bot_account(session, user.id, DEFAULT_MAX_MATCHES)
     note_bot_names([user.nickname])
     if broker is not None:
         try:
@@ -177,9 +169,7 @@ class BotListing:
 
 async def list_bots(sessions: async_sessionmaker[AsyncSession]) -> list[BotListing]:
     async with sessions() as session:
-        rows = (await session.execute(
-            select(User, BotAccount).join(BotAccount, BotAccount.user_id == User.id)
-            .order_by(User.rating.desc()).limit(200))).all()
+        rows = await bot_store.bots_by_rating(session, 200)
         out = []
         for user, bot in rows:
             out.append(BotListing(user.nickname, user.rating, user.rating_deviation,
@@ -196,29 +186,24 @@ async def create_token(sessions: async_sessionmaker[AsyncSession], user_id: int,
     async with sessions() as session, session.begin():
         if await bot_account(session, user_id) is None:
             raise BotApiError("not_bot", "only a bot account has API tokens", 403)
-        live = await session.scalar(
-            select(func.count()).select_from(ApiToken)
-            .where(ApiToken.user_id == user_id, ApiToken.revoked_at.is_(None)))
-        if int(live or 0) >= MAX_TOKENS:
+        if await bot_store.live_token_count(session, user_id) >= MAX_TOKENS:
             raise BotApiError("too_many_tokens", f"at most {MAX_TOKENS} live tokens", 409)
-        session.add(ApiToken(user_id=user_id, token_hash=hash_token(token),
-                             prefix=token[:len(TOKEN_PREFIX) + 4], label=label))
+        bot_store.add_token(session, user_id, hash_token(token),
+                            token[:len(TOKEN_PREFIX) + 4], label)
     return token
 
 
 async def list_tokens(sessions: async_sessionmaker[AsyncSession],
                       user_id: int) -> list[ApiToken]:
     async with sessions() as session:
-        return list(await session.scalars(
-            select(ApiToken).where(ApiToken.user_id == user_id)
-            .order_by(ApiToken.revoked_at.is_not(None), ApiToken.id.desc())))
+        return await bot_store.tokens_of(session, user_id)
 
 
 async def revoke_token(sessions: async_sessionmaker[AsyncSession], broker: Broker | None,
                        user_id: int, token_id: int) -> bool:
     """Revoke one of the user's tokens; its open streams end at once on every process."""
     async with sessions() as session, session.begin():
-        row = await session.get(ApiToken, token_id)
+        row = await bot_store.get_token(session, token_id)
         if row is None or row.user_id != user_id or row.revoked_at is not None:
             return False
         row.revoked_at = utcnow()
@@ -249,11 +234,7 @@ async def authenticate(sessions: async_sessionmaker[AsyncSession],
                           "API token", 401)
     hashed = hash_token(token)
     async with sessions() as session:  # one query: the token, its user, and the bot row
-        found = (await session.execute(
-            select(ApiToken.revoked_at, User.id, User.nickname, BotAccount.user_id)
-            .join(User, User.id == ApiToken.user_id)
-            .outerjoin(BotAccount, BotAccount.user_id == ApiToken.user_id)
-            .where(ApiToken.token_hash == hashed))).first()
+        found = await bot_store.token_holder(session, hashed)
     if found is None:
         raise BotApiError("unauthorized", "unknown token", 401)
     if found[0] is not None:
@@ -265,9 +246,7 @@ async def authenticate(sessions: async_sessionmaker[AsyncSession],
 
 async def token_is_live(sessions: async_sessionmaker[AsyncSession], hashed: str) -> bool:
     async with sessions() as session:
-        found = await session.scalar(select(ApiToken.id).where(
-            ApiToken.token_hash == hashed, ApiToken.revoked_at.is_(None)))
-    return found is not None
+        return await bot_store.token_live(session, hashed)
 
 
 # ---------------------------------------------------------------------- challenges
@@ -310,8 +289,7 @@ class Challenges:
             log.exception("publishing a bot event failed")
 
     async def describe(self, session: AsyncSession, row: Challenge) -> dict[str, Any]:
-        users = {u.id: u for u in await session.scalars(
-            select(User).where(User.id.in_({row.challenger_id, row.target_id})))}
+        users = await repo.users_by_id(session, [row.challenger_id, row.target_id])
         bots = await bot_ids(session, [row.challenger_id, row.target_id])
         return challenge_json(row, users[row.challenger_id].nickname,
                               users[row.target_id].nickname, bots)
@@ -330,7 +308,7 @@ class Challenges:
             raise BotApiError("bad_settings", str(exc)) from None
         me = challenger.user_id if isinstance(challenger, BotCaller) else challenger.id
         async with self._sessions() as session, session.begin():
-            me_user = await session.get(User, me)
+            me_user = await repo.get_user(session, me)
             target = await find_registered(session, nickname)
             if me_user is None or target is None:
                 raise BotApiError("not_found", "no such player", 404)
@@ -343,53 +321,45 @@ class Challenges:
                 raise BotApiError("bots_casual", "matches between two bots are casual only")
             if settings.rated and me_user.kind != REGISTERED:
                 raise BotApiError("rated_only", "guests play casual matches only", 403)
-            pending = [r for r in await session.scalars(
-                select(Challenge).where(Challenge.challenger_id == me,
-                                        Challenge.status == "pending")) if not expired(r)]
+            pending = [r for r in await bot_store.pending_from(session, me) if not expired(r)]
             if len(pending) >= MAX_PENDING:
                 raise BotApiError("too_many_challenges",
                                   f"at most {MAX_PENDING} pending challenges", 429)
-            waiting = [r for r in await session.scalars(
-                select(Challenge).where(Challenge.target_id == target.id,
-                                        Challenge.status == "pending")) if not expired(r)]
+            waiting = [r for r in await bot_store.pending_to(session, target.id)
+                       if not expired(r)]
             if len(waiting) >= self.max_pending_to_target:
                 raise BotApiError("target_busy", f"{nickname} already has "
                                   f"{self.max_pending_to_target} pending challenges", 429)
-            row = Challenge(id=secrets.token_urlsafe(9), challenger_id=me, target_id=target.id,
-                            target=settings.target, bazaar=settings.bazaar,
-                            rated=settings.rated, status="pending", created_at=utcnow())
-            session.add(row)
-            await session.flush()
+            row = await bot_store.add_challenge(
+                session, secrets.token_urlsafe(9), me, target.id, target=settings.target,
+                bazaar=settings.bazaar, rated=settings.rated)
             described = challenge_json(row, me_user.nickname, target.nickname, bots)
         await self._publish(row.target_id, {"type": "challenge", "challenge": described})
         return described
 
     async def get(self, challenge_id: str) -> dict[str, Any]:
         async with self._sessions() as session:
-            row = await session.get(Challenge, challenge_id[:24])
+            row = await bot_store.get_challenge(session, challenge_id[:24])
             if row is None:
                 raise BotApiError("not_found", "no such challenge", 404)
             return await self.describe(session, row)
 
     async def involves(self, challenge_id: str, user_id: int) -> bool:
         async with self._sessions() as session:
-            row = await session.get(Challenge, challenge_id[:24])
+            row = await bot_store.get_challenge(session, challenge_id[:24])
         return row is not None and user_id in (row.challenger_id, row.target_id)
 
     async def incoming(self, user_id: int) -> list[dict[str, Any]]:
         """The pending challenges to ``user_id``, oldest first."""
         async with self._sessions() as session:
-            rows = list(await session.scalars(
-                select(Challenge).where(Challenge.target_id == user_id,
-                                        Challenge.status == "pending")
-                .order_by(Challenge.created_at)))
+            rows = await bot_store.pending_to(session, user_id, oldest_first=True)
             return [await self.describe(session, r) for r in rows if not expired(r)]
 
     async def accept(self, challenge_id: str, user_id: int) -> str:
         """The target accepts: the match starts (both players' streams hear ``match_start``);
         its id."""
         async with self._sessions() as session, session.begin():
-            row = await session.get(Challenge, challenge_id[:24])
+            row = await bot_store.get_challenge(session, challenge_id[:24])
             if row is None or user_id not in (row.challenger_id, row.target_id):
                 raise BotApiError("not_found", "no such challenge", 404)
             if row.target_id != user_id:
@@ -399,17 +369,13 @@ class Challenges:
             if expired(row):
                 raise BotApiError("expired", "the challenge waited too long; send a new one",
                                   409)
-            users = {u.id: u for u in await session.scalars(
-                select(User).where(User.id.in_({row.challenger_id, row.target_id})))}
+            users = await repo.users_by_id(session, [row.challenger_id, row.target_id])
             for uid in (row.challenger_id, row.target_id):
                 bot = await bot_account(session, uid)
                 if bot is not None and await active_matches(session, uid) >= bot.max_matches:
                     raise BotApiError("too_many_matches", f"{users[uid].nickname} plays "
                                       f"{bot.max_matches} matches at once already", 409)
-            claimed = await session.execute(
-                update(Challenge).where(Challenge.id == row.id, Challenge.status == "pending")
-                .values(status="accepted"))
-            if not claimed.rowcount:  # type: ignore[attr-defined]
+            if not await bot_store.answer_pending(session, row.id, "accepted"):
                 raise BotApiError("not_pending", "the challenge was answered meanwhile", 409)
             challenger, target = users[row.challenger_id], users[row.target_id]
             settings = (row.target, row.bazaar, row.rated)
@@ -419,12 +385,10 @@ class Challenges:
                 rated=settings[2], opponent_user=(target.id, target.nickname))
         except Exception:
             async with self._sessions() as session, session.begin():
-                await session.execute(update(Challenge).where(Challenge.id == row.id)
-                                      .values(status="failed"))
+                await bot_store.set_challenge_failed(session, row.id)
             raise
         async with self._sessions() as session, session.begin():
-            await session.execute(update(Challenge).where(Challenge.id == row.id)
-                                  .values(match_id=match_id))
+            await bot_store.set_challenge_match(session, row.id, match_id)
         for seat, (me, other) in enumerate(((challenger, target), (target, challenger))):
             await self._publish(me.id, {"type": "match_start", "match": {
                 "id": match_id, "challenge_id": row.id, "seat": seat,
@@ -436,14 +400,11 @@ class Challenges:
     async def decline(self, challenge_id: str, user_id: int) -> None:
         """The target declines, or the challenger cancels, a pending challenge."""
         async with self._sessions() as session, session.begin():
-            row = await session.get(Challenge, challenge_id[:24])
+            row = await bot_store.get_challenge(session, challenge_id[:24])
             if row is None or user_id not in (row.challenger_id, row.target_id):
                 raise BotApiError("not_found", "no such challenge", 404)
             status = "declined" if user_id == row.target_id else "cancelled"
-            done = await session.execute(
-                update(Challenge).where(Challenge.id == row.id, Challenge.status == "pending")
-                .values(status=status))
-            if not done.rowcount:  # type: ignore[attr-defined]
+            if not await bot_store.answer_pending(session, row.id, status):
                 raise BotApiError("not_pending", f"the challenge is {row.status}", 409)
         other = row.challenger_id if status == "declined" else row.target_id
         await self._publish(other, {"type": f"challenge_{status}",
@@ -453,14 +414,11 @@ class Challenges:
         """``match_start`` events for every unfinished match of ``user_id`` (a stream that
         (re)connects hears of them first)."""
         async with self._sessions() as session:
-            rows = list(await session.scalars(
-                select(MatchRow).where(
-                    or_(MatchRow.seat0_user_id == user_id, MatchRow.seat1_user_id == user_id),
-                    MatchRow.status.in_(ACTIVE)).order_by(MatchRow.created_at)))
+            rows = await bot_store.active_matches_of(session, user_id)
             others = [r.seat1_user_id if r.seat0_user_id == user_id else r.seat0_user_id
                       for r in rows]
-            names = {u.id: u.nickname for u in await session.scalars(
-                select(User).where(User.id.in_({o for o in others if o is not None})))}
+            names = {uid: u.nickname for uid, u in (await repo.users_by_id(
+                session, list({o for o in others if o is not None}))).items()}
         return [{"type": "match_start", "match": {
             "id": r.id, "challenge_id": None, "seat": 0 if r.seat0_user_id == user_id else 1,
             "opponent": names.get(o) if o is not None else None,

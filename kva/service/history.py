@@ -13,24 +13,15 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from kva.storage.community import RatingHistory
-from kva.storage.models import MatchRow, User
+from kva.storage import history as history_store
+from kva.storage import repo
 
 #: Matches per page of the history list.
 PER_PAGE = 25
 #: Records fetched per query while streaming an export.
 EXPORT_BATCH = 50
-
-
-def _mine(user_id: int):  # type: ignore[no-untyped-def]
-    return or_(MatchRow.seat0_user_id == user_id, MatchRow.seat1_user_id == user_id)
-
-
-def _finished_of(user_id: int):  # type: ignore[no-untyped-def]
-    return and_(_mine(user_id), MatchRow.status == "finished")
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,15 +57,8 @@ class Counts:
 
 async def counts(session: AsyncSession, user_id: int) -> Counts:
     """Wins, losses and draws over every finished match of ``user_id``."""
-    my_seat = case((MatchRow.seat0_user_id == user_id, 0), else_=1)
-    row = (await session.execute(
-        select(
-            func.count().filter(MatchRow.winner.is_not(None), MatchRow.winner == my_seat),
-            func.count().filter(MatchRow.winner.is_not(None), MatchRow.winner != my_seat),
-            func.count().filter(MatchRow.winner.is_(None)),
-        ).where(_finished_of(user_id))
-    )).one()
-    return Counts(int(row[0]), int(row[1]), int(row[2]))
+    wins, losses, draws = await history_store.finished_counts(session, user_id)
+    return Counts(wins, losses, draws)
 
 
 async def history(
@@ -83,24 +67,14 @@ async def history(
     """One page of ``user_id``'s finished matches, newest first, and how many there are."""
     if page < 1 or per_page < 1:
         raise ValueError("page and per_page start at 1")
-    total = await session.scalar(
-        select(func.count()).select_from(MatchRow).where(_finished_of(user_id))) or 0
-    rows = list(await session.scalars(
-        select(MatchRow).where(_finished_of(user_id))
-        .order_by(MatchRow.finished_at.desc(), MatchRow.id)
-        .offset((page - 1) * per_page).limit(per_page)
-    ))
+    total = await history_store.finished_total(session, user_id)
+    rows = await history_store.finished_page(session, user_id, (page - 1) * per_page, per_page)
     others = {
         (r.seat1_user_id if r.seat0_user_id == user_id else r.seat0_user_id) for r in rows
     } - {None}
-    users = {u.id: u for u in await session.scalars(select(User).where(User.id.in_(others)))} \
-        if others else {}
-    deltas = {
-        h.match_id: h.rating_after - h.rating_before
-        for h in await session.scalars(select(RatingHistory).where(
-            RatingHistory.user_id == user_id,
-            RatingHistory.match_id.in_([r.id for r in rows])))
-    } if rows else {}
+    users = await repo.users_by_id(session, [o for o in others if o is not None])
+    deltas = await history_store.rating_deltas(session, user_id, [r.id for r in rows]) \
+        if rows else {}
     lines = []
     for r in rows:
         seat = 0 if r.seat0_user_id == user_id else 1
@@ -116,7 +90,7 @@ async def history(
             bazaar=r.bazaar, finished_at=r.finished_at, rated=r.id in deltas,
             end_reason=r.end_reason, rating_delta=deltas.get(r.id),
         ))
-    return lines, int(total)
+    return lines, total
 
 
 async def export_records(
@@ -131,16 +105,9 @@ async def export_records(
     first = True
     after: tuple[datetime, str] | None = None
     while True:
-        query = select(MatchRow.finished_at, MatchRow.id, MatchRow.record).where(
-            _finished_of(user_id), MatchRow.finished_at.is_not(None))
-        if after is not None:
-            query = query.where(or_(
-                MatchRow.finished_at > after[0],
-                and_(MatchRow.finished_at == after[0], MatchRow.id > after[1]),
-            ))
         async with sessions() as session:
-            batch = (await session.execute(
-                query.order_by(MatchRow.finished_at, MatchRow.id).limit(EXPORT_BATCH))).all()
+            batch = await history_store.finished_records_after(
+                session, user_id, after, EXPORT_BATCH)
         for finished_at, match_id, record in batch:
             yield (b"" if first else b",\n") + json.dumps(
                 record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

@@ -20,7 +20,6 @@ import logging
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from kva.service.attendance import Attendance
@@ -29,7 +28,9 @@ from kva.service.errors import NotFound
 from kva.service.messages import LobbyTable
 from kva.service.play import PlayService
 from kva.service.play.clock import NO_CLOCK, clock_preset
-from kva.storage.models import MatchRow, TableRow, User
+from kva.storage import repo
+from kva.storage import tables as table_store
+from kva.storage.models import User
 
 log = logging.getLogger(__name__)
 
@@ -93,16 +94,7 @@ class Lobby:
     async def tables(self) -> list[OpenTable]:
         """The open tables now, oldest first."""
         async with self._sessions() as session:
-            rows = await session.execute(
-                select(MatchRow, User)
-                .join(TableRow, TableRow.match_id == MatchRow.id)
-                .join(User, User.id == MatchRow.seat0_user_id)
-                .where(TableRow.kind == "open", MatchRow.status == "waiting",
-                       MatchRow.seat1_user_id.is_(None))
-                .order_by(MatchRow.created_at, MatchRow.id)
-                .limit(MAX_TABLES)
-            )
-            found = rows.all()
+            found = await table_store.open_tables(session, MAX_TABLES)
         return [
             OpenTable(
                 id=match.id, creator_id=user.id, creator=user.nickname,
@@ -130,11 +122,7 @@ class Lobby:
         table) or ``taken`` (someone else sat down first, or it was cancelled).
         """
         async with self._sessions() as session:
-            found = (await session.execute(
-                select(TableRow, MatchRow)
-                .join(MatchRow, MatchRow.id == TableRow.match_id)
-                .where(TableRow.match_id == match_id, TableRow.kind == "open")
-            )).first()
+            found = await table_store.open_table(session, match_id)
         if found is None:
             raise NotFound(match_id)
         table, match = found
@@ -156,13 +144,19 @@ class Lobby:
 
         Raises NotFound (no such table), LobbyError ``not_yours`` or ``taken``."""
         async with self._sessions() as session:
-            table = await session.scalar(select(TableRow).where(TableRow.match_id == match_id))
+            table = await repo.table_of_match(session, match_id)
         if table is None:
             raise NotFound(match_id)
         if table.created_by != user_id:
             raise LobbyError("not_yours", "only its creator may cancel a table")
         if not await self._service.cancel_waiting(match_id, user_id):
             raise LobbyError("taken", "someone already joined this table")
+
+
+async def open_tables_of(sessions: async_sessionmaker[AsyncSession], user_id: int) -> int:
+    """How many open tables of ``user_id`` wait in the lobby for a second player."""
+    async with sessions() as session:
+        return await table_store.waiting_open_tables_of(session, user_id)
 
 
 def view_for(message: dict[str, Any], user_id: int | None,

@@ -64,12 +64,6 @@ class SeedIn(TypedDict):
     seed: str
 
 
-class CancelIn(TypedDict):
-    """Quick-game socket: stop searching."""
-
-    type: Literal["cancel"]
-
-
 MatchClientMessage: TypeAlias = (
     HelloIn | ActionIn | ResignIn | PingIn | RematchIn | ClaimIn | SeedIn
 )

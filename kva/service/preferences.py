@@ -12,9 +12,9 @@ import json
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from kva.storage import accounts as account_store
 from kva.storage.models import User
 
 #: Each preference and the values it may take; the first is the default.
@@ -84,6 +84,5 @@ async def save(session: AsyncSession, user: User, changes: dict[str, Any]) -> Pr
     """Apply ``changes`` to a registered ``user``'s preferences and store them (the caller
     commits). PreferenceError for a bad change; nothing is written then."""
     prefs = of_user(user).with_changes(changes)
-    await session.execute(update(User).where(User.id == user.id)
-                          .values(preferences=prefs.to_json()))
+    await account_store.set_preferences(session, user.id, prefs.to_json())
     return prefs

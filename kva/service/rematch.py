@@ -11,21 +11,20 @@ players' pages go to the new match once it is accepted.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 
-from sqlalchemy import CursorResult, insert, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-from sqlalchemy.sql.dml import Update
 
 from kva.service.broker import Broker
 from kva.service.errors import NotFound, PlayError
 from kva.service.messages import RematchMessage, RematchState
 from kva.service.play import PlayService, Seat, topic
 from kva.service.play.clock import DEFAULT_CLOCK, NO_CLOCK
+from kva.storage import rematches as rematch_store
 from kva.storage import repo
 from kva.storage.community import Rematch
-from kva.storage.models import MatchRow, User, utcnow
+from kva.storage.models import MatchRow, User
 
 #: Client message types this service answers (docs/web-contract.md).
 REMATCH_TYPES: tuple[str, ...] = (
@@ -53,12 +52,12 @@ class RematchService:
     async def status(self, match_id: str) -> RematchMessage:
         """The current ``rematch`` message of a match (state ``none`` if nobody offered)."""
         async with self._sessions() as session:
-            return rematch_message(await session.get(Rematch, match_id))
+            return rematch_message(await rematch_store.get_rematch(session, match_id))
 
     async def _seated(self, match_id: str, user_id: int | None) -> tuple[MatchRow, int]:
         """The finished match and the asker's seat; PlayError says why not."""
         async with self._sessions() as session:
-            row = await session.get(MatchRow, match_id)
+            row = await repo.get_match(session, match_id)
         if row is None:
             raise NotFound(match_id)
         seats = (row.seat0_user_id, row.seat1_user_id)
@@ -88,7 +87,7 @@ class RematchService:
         opponent_bot = (row.seat1_bot if seat == 0 else row.seat0_bot) is not None
         for _attempt in range(3):
             async with self._sessions() as session:
-                current = await session.get(Rematch, match_id)
+                current = await rematch_store.get_rematch(session, match_id)
             if current is not None and current.state == "accepted":
                 raise PlayError("illegal", "the rematch has started already")
             if current is not None and current.state == "offered":
@@ -100,16 +99,12 @@ class RematchService:
             try:
                 async with self._sessions() as session, session.begin():
                     if current is None:
-                        await session.execute(insert(Rematch).values(
-                            match_id=match_id, state="offered", offered_by=seat,
-                            new_match_id=None, updated_at=utcnow()))
+                        await rematch_store.insert_rematch(session, match_id, state="offered",
+                                                           offered_by=seat)
                         changed = True
                     else:
-                        changed = await _changed(session, (
-                            update(Rematch)
-                            .where(Rematch.match_id == match_id,
-                                   Rematch.state.in_(("declined", "withdrawn")))
-                            .values(state="offered", offered_by=seat, updated_at=utcnow())))
+                        changed = await rematch_store.offer_again(
+                            session, match_id, seat, ("declined", "withdrawn"))
             except IntegrityError:  # the opponent offered at the same moment: look again
                 continue
             if changed:
@@ -137,11 +132,7 @@ class RematchService:
         self, match_id: str, *, offered_by: int, state: str, refusal: str
     ) -> RematchMessage:
         async with self._sessions() as session, session.begin():
-            changed = await _changed(session, (
-                update(Rematch)
-                .where(Rematch.match_id == match_id, Rematch.state == "offered",
-                       Rematch.offered_by == offered_by)
-                .values(state=state, updated_at=utcnow())))
+            changed = await rematch_store.answer_offer(session, match_id, offered_by, state)
         if not changed:
             raise PlayError("illegal", refusal)
         return await self._announce(match_id)
@@ -164,23 +155,16 @@ class RematchService:
                                            clock=str(clock))
         try:
             async with self._sessions() as session, session.begin():
-                session.add(new_row)
-                await session.flush()
+                await rematch_store.add_match(session, new_row)
                 if row.private:  # whoever may watch this match may watch its rematch
                     await repo.copy_watch_grants(session, row.id, new_row.id)
                 if opponent_bot:
-                    await session.execute(insert(Rematch).values(
-                        match_id=row.id, state="accepted", offered_by=offered_by,
-                        new_match_id=new_row.id, updated_at=utcnow()))
-                else:
-                    accepted = await _changed(session, (
-                        update(Rematch)
-                        .where(Rematch.match_id == row.id, Rematch.state == "offered",
-                               Rematch.offered_by == offered_by)
-                        .values(state="accepted", new_match_id=new_row.id,
-                                updated_at=utcnow())))
-                    if not accepted:
-                        raise PlayError("illegal", "there is no rematch offer to accept")
+                    await rematch_store.insert_rematch(session, row.id, state="accepted",
+                                                       offered_by=offered_by,
+                                                       new_match_id=new_row.id)
+                elif not await rematch_store.answer_offer(session, row.id, offered_by,
+                                                          "accepted", new_row.id):
+                    raise PlayError("illegal", "there is no rematch offer to accept")
         except IntegrityError:  # a bot rematch started by a concurrent click
             raise PlayError("illegal", "the rematch has started already") from None
         await self._play.activate(new_row.id)
@@ -195,14 +179,9 @@ class RematchService:
 
 async def _users(session: AsyncSession, row: MatchRow) -> list[User]:
     ids = [u for u in (row.seat0_user_id, row.seat1_user_id) if u is not None]
-    return [u for u in [await session.get(User, uid) for uid in ids] if u is not None]
+    return [u for u in [await repo.get_user(session, uid) for uid in ids] if u is not None]
 
 
 def _nick(users: dict[int, User], user_id: int | None) -> str | None:
     return users[user_id].nickname if user_id is not None and user_id in users else None
 
-
-async def _changed(session: AsyncSession, statement: Update) -> bool:
-    """Run a guarded update; whether it changed exactly one row."""
-    result: CursorResult[Any] = await session.execute(statement)  # type: ignore[assignment]
-    return result.rowcount == 1

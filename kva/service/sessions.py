@@ -21,16 +21,13 @@ import logging
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, timedelta
-from typing import cast
 
-from sqlalchemy import Table, bindparam, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
 from kva.service.broker import Broker
 from kva.service.messages import RevokedNote
-from kva.storage import repo
-from kva.storage.botapi import BotAccount
-from kva.storage.models import SessionRow, User, utcnow
+from kva.storage import login_sessions, repo
+from kva.storage.models import User, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -45,9 +42,6 @@ MAX_COOKIE = 512
 #: The broker topic of revocations. Every process subscribes to it once (kva.web.sockets) and
 #: closes the WebSockets of a revoked session (close code 4401) the moment it hears of one.
 REVOKED_TOPIC = "sessions:revoked"
-_SESSIONS = cast(Table, SessionRow.__table__)
-#: :func:`open_session`'s INSERT, built once.
-_NEW_SESSION = insert(_SESSIONS)
 
 
 def new_token() -> str:
@@ -78,11 +72,8 @@ async def open_session(session: AsyncSession | AsyncConnection, user_id: int,
     """Write a session for ``user_id`` opened from ``address`` in the caller's transaction
     (the caller commits; a Core INSERT, not an object for the unit of work); its token."""
     token = new_token()
-    now = utcnow()
-    await session.execute(_NEW_SESSION, {
-        "token_hash": token_hash(token), "user_id": user_id, "created_at": now,
-        "last_seen_at": now, "revoked_at": None,
-        "address": address[:MAX_ADDRESS] if address else None})
+    await login_sessions.insert_session(session, token_hash(token), user_id,
+                                        address[:MAX_ADDRESS] if address else None)
     return token
 
 
@@ -100,43 +91,18 @@ async def live_session(sessions: async_sessionmaker[AsyncSession],
                        token: str | None) -> LiveSession | None:
     """The live session with ``token``; None for a missing, unknown or revoked one. One
     statement reads the session, its user and whether the user is a bot account, so a
-    request or a socket's handshake that needs all three reads the session once. A Core
-    statement on a connection, not an ORM query in a session: every request with a cookie
-    and every socket's handshake makes it; the user comes back as the detached object an ORM
-    read would have given (:func:`kva.storage.repo.detached`).
+    request or a socket's handshake that needs all three reads the session once
+    (:func:`kva.storage.login_sessions.live_session_user`).
 
     Touches ``last_seen_at`` when it is older than :data:`TOUCH_EVERY`.
     """
     if not token or len(token) > MAX_COOKIE:
         return None
-    async with repo.core_connection(sessions) as conn:
-        found = (await conn.execute(_LIVE_SESSION, {"digest": token_hash(token)})).first()
-        if found is None:
-            return None
-        session_id, last, bot, *user = found
-        now = utcnow()
-        if last.tzinfo is None:  # SQLite hands back naive datetimes
-            last = last.replace(tzinfo=now.tzinfo)
-        if now - last > TOUCH_EVERY:
-            await conn.execute(
-                update(_SESSIONS).where(_SESSIONS.c.id == session_id).values(last_seen_at=now)
-            )
-            await conn.commit()
-    return LiveSession(repo.detached(User, dict(zip(_USER_KEYS, user, strict=True))),
-                       bot is not None)
-
-
-#: :func:`live_session`'s statement, built once: the session's id and last sighting (not the
-#: whole row), the user's ``bot_accounts`` key (null: a person), and every column of the user.
-_USERS = cast(Table, User.__table__)
-_USER_KEYS = tuple(column.key for column in _USERS.columns)
-_BOTS = cast(Table, BotAccount.__table__)
-_LIVE_SESSION = (
-    select(_SESSIONS.c.id, _SESSIONS.c.last_seen_at, _BOTS.c.user_id, *_USERS.columns)
-    .join(_USERS, _USERS.c.id == _SESSIONS.c.user_id)
-    .outerjoin(_BOTS, _BOTS.c.user_id == _SESSIONS.c.user_id)
-    .where(_SESSIONS.c.token_hash == bindparam("digest"), _SESSIONS.c.revoked_at.is_(None))
-)
+    found = await login_sessions.live_session_user(sessions, token_hash(token), TOUCH_EVERY)
+    if found is None:
+        return None
+    user, bot = found
+    return LiveSession(user, bot)
 
 
 async def identify_legacy(sessions: async_sessionmaker[AsyncSession],
@@ -154,9 +120,8 @@ async def identify_legacy(sessions: async_sessionmaker[AsyncSession],
     if legacy_user_id is not None:
         async with sessions() as session:
             legacy = await repo.get_user(session, legacy_user_id)
-            if legacy is not None and _legacy_young(legacy) and await session.scalar(
-                    select(SessionRow.id).where(SessionRow.user_id == legacy.id).limit(1)
-            ) is None:
+            if legacy is not None and _legacy_young(legacy) \
+                    and not await login_sessions.has_session(session, legacy.id):
                 token = await open_session(session, legacy.id, address)
                 await session.commit()
                 return Identity(legacy, token, token)
@@ -188,12 +153,7 @@ async def rotate(session: AsyncSession, old_token: str | None, user_id: int,
     Logging in and registering always rotate, so a token planted before (session fixation) is
     worthless after."""
     if old_token:
-        await session.execute(
-            update(SessionRow)
-            .where(SessionRow.token_hash == token_hash(old_token),
-                   SessionRow.revoked_at.is_(None))
-            .values(revoked_at=utcnow())
-        )
+        await login_sessions.revoke_token_hash(session, token_hash(old_token))
     return await open_session(session, user_id, address)
 
 
@@ -219,36 +179,7 @@ async def session_is_live(sessions: async_sessionmaker[AsyncSession],
     makes before each action."""
     if not token or len(token) > MAX_COOKIE:
         return False
-    digest = token_hash(token)
-    bind = sessions.kw.get("bind")
-    if not isinstance(bind, AsyncEngine):
-        async with sessions() as session:
-            return await session.scalar(_IS_LIVE, {"digest": digest}) is not None
-    dialect = bind.dialect
-    if not repo.sent_direct(dialect):
-        async with bind.connect() as conn:
-            return await conn.scalar(_IS_LIVE, {"digest": digest}) is not None
-    # A socket makes this check for every frame that is not an action: one SELECT sent to the
-    # driver as its own SQL, as kva.storage.repo.append_journal sends a move, not through an
-    # ORM session nor SQLAlchemy's cursor (CPU per check, microbenchmark: SQLite 0.80 (ORM
-    # session) -> 0.39 (Core) -> 0.14 ms; PostgreSQL 0.9 (Core) -> 0.37 ms). A SELECT opens
-    # no transaction in either driver (sqlite3 opens one before DML only), so none is left.
-    sql = _IS_LIVE_SQL.get(dialect.name)
-    if sql is None:
-        sql = _IS_LIVE_SQL[dialect.name] = str(_IS_LIVE.compile(dialect=dialect))
-    async with bind.connect() as conn:
-        driver = (await conn.get_raw_connection()).driver_connection
-        assert driver is not None
-        if dialect.driver == "asyncpg":
-            return await driver.fetchval(sql, digest) is not None
-        return bool(await driver.execute_fetchall(sql, (digest,)))
-
-
-#: :func:`session_is_live`'s statement, built once (Core: the table, not the ORM class), and
-#: its SQL per dialect (one parameter: the digest).
-_IS_LIVE = select(_SESSIONS.c.id).where(_SESSIONS.c.token_hash == bindparam("digest"),
-                                        _SESSIONS.c.revoked_at.is_(None))
-_IS_LIVE_SQL: dict[str, str] = {}
+    return await login_sessions.session_live(sessions, token_hash(token))
 
 
 async def revoke(sessions: async_sessionmaker[AsyncSession], token: str | None,
@@ -258,14 +189,10 @@ async def revoke(sessions: async_sessionmaker[AsyncSession], token: str | None,
     if not token or len(token) > MAX_COOKIE:
         return False
     async with sessions() as session:
-        result = await session.execute(
-            update(SessionRow)
-            .where(SessionRow.token_hash == token_hash(token), SessionRow.revoked_at.is_(None))
-            .values(revoked_at=utcnow())
-        )
+        revoked = await login_sessions.revoke_token_hash(session, token_hash(token))
         await session.commit()
     await publish_revoked(broker, (token,))
-    return bool(result.rowcount)  # type: ignore[attr-defined]
+    return bool(revoked)
 
 
 async def revoke_all(sessions: async_sessionmaker[AsyncSession], user_id: int,
@@ -273,11 +200,7 @@ async def revoke_all(sessions: async_sessionmaker[AsyncSession], user_id: int,
     """Revoke every live session of ``user_id`` (log out everywhere); how many. With
     ``broker``, their open sockets on every process are closed too."""
     async with sessions() as session:
-        result = await session.execute(
-            update(SessionRow)
-            .where(SessionRow.user_id == user_id, SessionRow.revoked_at.is_(None))
-            .values(revoked_at=utcnow())
-        )
+        revoked = await login_sessions.revoke_user_sessions(session, user_id)
         await session.commit()
     await publish_revoked(broker, user_id=user_id)
-    return int(result.rowcount)  # type: ignore[attr-defined]
+    return revoked

@@ -40,7 +40,6 @@ from kva.service.broker import Subscription
 from kva.service.play import topic, viewer_key
 from kva.service.ratelimit import parse_limits
 from kva.service.sessions import COOKIE, MAX_COOKIE
-from kva.storage.botapi import BotAccount
 from kva.web.identity import ensure_user, session_of
 from kva.web.pages import error_page
 from kva.web.render import _LOADER as TEMPLATE_LOADER
@@ -294,7 +293,7 @@ async def api_account(request: Request) -> dict[str, Any]:
     """The bot's own account."""
     caller = await _caller(request)
     async with services(request).sessions() as session:
-        bot = await session.get(BotAccount, caller.user_id)
+        bot = await bots.bot_account(session, caller.user_id)
         active = await bots.active_matches(session, caller.user_id)
     return {"name": caller.nickname, "bot": True, "api_version": API_VERSION,
             "max_matches": bot.max_matches if bot else 0, "active_matches": active}
@@ -535,7 +534,7 @@ async def _settings_page(request: Request, status: int = 200,
         return RedirectResponse("/login?next=/settings/bot", 303)
     sessions = services(request).sessions
     async with sessions() as session:
-        bot = await session.get(BotAccount, user.id)
+        bot = await bots.bot_account(session, user.id)
         played = await bots.matches_played(session, user.id)
     tokens = await bots.list_tokens(sessions, user.id) if bot is not None else []
     return render(request, "bot_settings.html", {

@@ -7,18 +7,15 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
-from sqlalchemy import select
 
 from kva.learn import lessons
 from kva.learn.counting import aid_allowed, unseen_by_number
 from kva.learn.lessons import SLUGS, STEPS, instruction_args
 from kva.learn.strategy import BY_SLUG, EXAMPLES
 from kva.rules import view_to_json
-from kva.service import NotFound
+from kva.service import NotFound, learn_progress
 from kva.service.accounts import is_registered
 from kva.service.analysis import AlreadyPending, AnalysisService, QueueFull
-from kva.storage.learn import LearnProgress
-from kva.storage.models import MatchRow, utcnow
 from kva.web.render import render, translator
 from kva.web.security import client_key
 from kva.web.services import services
@@ -57,11 +54,10 @@ async def counting_aid(request: Request, match_id: str) -> JSONResponse:
     """Whether the counting aid may be shown in this match: casual and bot matches only."""
     if len(match_id) > 24:
         raise HTTPException(404, "no such match")
-    async with services(request).sessions() as session:
-        rated = await session.scalar(select(MatchRow.rated).where(MatchRow.id == match_id))
+    rated = await learn_progress.match_rated(services(request).sessions, match_id)
     if rated is None:
         raise HTTPException(404, "no such match")
-    return JSONResponse({"allowed": aid_allowed(bool(rated))})
+    return JSONResponse({"allowed": aid_allowed(rated)})
 
 
 @router.get("/learn/step/{number}")
@@ -101,9 +97,7 @@ async def progress_get(request: Request) -> JSONResponse:
     user = request.state.user
     if not is_registered(user):
         return JSONResponse({"stored": False, "done": []})
-    async with services(request).sessions() as session:
-        row = await session.get(LearnProgress, user.id)
-    done = [s for s in (row.done.split(",") if row is not None else []) if s in SLUGS]
+    done = await learn_progress.progress_of(services(request).sessions, user.id)
     return JSONResponse({"stored": True, "done": done})
 
 
@@ -120,17 +114,7 @@ async def progress_post(request: Request) -> JSONResponse:
     sent = body.get("done") if isinstance(body, dict) else None
     new = {s for s in sent if isinstance(s, str) and s in SLUGS} if isinstance(sent, list) \
         else set()
-    async with services(request).sessions() as session:
-        row = (await session.execute(
-            select(LearnProgress).where(LearnProgress.user_id == user.id))).scalar_one_or_none()
-        old = set(row.done.split(",")) if row is not None and row.done else set()
-        done = [s for s in SLUGS if s in old | new]
-        if row is None:
-            session.add(LearnProgress(user_id=user.id, done=",".join(done), updated_at=utcnow()))
-        else:
-            row.done = ",".join(done)
-            row.updated_at = utcnow()
-        await session.commit()
+    done = await learn_progress.add_progress(services(request).sessions, user.id, new)
     return JSONResponse({"stored": True, "done": done})
 
 

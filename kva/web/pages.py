@@ -7,7 +7,6 @@ from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
-from sqlalchemy import func, select
 
 from kva.i18n import COOKIE_NAME as LANG_COOKIE
 from kva.i18n import LOCALES
@@ -15,11 +14,12 @@ from kva.rules import TARGETS, BadSettings, MatchSettings
 from kva.service import NotFound, PlayService, RatedOnly, WrongPassword
 from kva.service.accounts import is_registered
 from kva.service.bots import LEVELS
+from kva.service.lobby import open_tables_of
 from kva.service.passwords import PasswordsBusy
 from kva.service.play import MatchInfo
 from kva.service.play.clock import CLOCK_CHOICES, NO_CLOCK
 from kva.service.ratelimit import AuthRateLimiter, Refusal
-from kva.storage.models import MatchRow, TableRow
+from kva.storage.models import User
 from kva.web.identity import ensure_user
 from kva.web.render import render, translator
 from kva.web.security import client_key
@@ -119,21 +119,9 @@ async def new_match(
         raise _fail(request, 400, _("Choose a clock."))
     if clock == NO_CLOCK and (want_rated or coin_stake):
         raise _fail(request, 400, _("Rated and coin matches are always played with a clock."))
-    if opponent in ("friend", "open"):  # tables wait for someone: limited per client
-        refusal = await _limiter(request).check_table_create(client_key(request))
-        if refusal is not None:
-            return _too_many(request, refusal, _("You opened too many tables. Try again in "
-                                                "%(minutes)s min."))
-        cap = services(request).settings.max_open_tables
-        if opponent == "open" and user is not None and await _open_tables(request, user.id) \
-                >= cap:
-            raise _fail(request, 429, _("You already have %(count)s open tables waiting in "
-                                        "the lobby. Cancel one first.") % {"count": cap})
-    else:  # a bot match costs a bot's moves for as long as it runs: limited per client
-        refusal = await _limiter(request).check_bot_match_create(client_key(request))
-        if refusal is not None:
-            return _too_many(request, refusal, _("You started too many matches against bots. "
-                                                "Try again in %(minutes)s min."))
+    limited = await _creation_limited(request, opponent, user)
+    if limited is not None:
+        return limited
     user = await ensure_user(request)
     try:
         match_id, _token = await _service(request).create_match(
@@ -144,6 +132,30 @@ async def new_match(
     except PasswordsBusy:
         return busy_page(request)
     return RedirectResponse(f"/m/{match_id}", status_code=303)
+
+
+async def _creation_limited(request: Request, opponent: str,
+                            user: User | None) -> Response | None:
+    """A 429 page when this client may not start a match against ``opponent`` now: too many
+    tables or bot matches started lately (returned), or too many open tables of ``user``
+    waiting in the lobby (raised); None: go ahead."""
+    _ = translator(request)
+    if opponent in ("friend", "open"):  # tables wait for someone: limited per client
+        refusal = await _limiter(request).check_table_create(client_key(request))
+        if refusal is not None:
+            return _too_many(request, refusal, _("You opened too many tables. Try again in "
+                                                "%(minutes)s min."))
+        cap = services(request).settings.max_open_tables
+        if opponent == "open" and user is not None \
+                and await open_tables_of(services(request).sessions, user.id) >= cap:
+            raise _fail(request, 429, _("You already have %(count)s open tables waiting in "
+                                        "the lobby. Cancel one first.") % {"count": cap})
+    else:  # a bot match costs a bot's moves for as long as it runs: limited per client
+        refusal = await _limiter(request).check_bot_match_create(client_key(request))
+        if refusal is not None:
+            return _too_many(request, refusal, _("You started too many matches against bots. "
+                                                "Try again in %(minutes)s min."))
+    return None
 
 
 def _limiter(request: Request) -> AuthRateLimiter:
@@ -166,17 +178,6 @@ def busy_page(request: Request) -> Response:
     response = error_page(request, 503, _("The server is busy. Try again in a moment."))
     response.headers["Retry-After"] = "2"
     return response
-
-
-async def _open_tables(request: Request, user_id: int) -> int:
-    """How many open tables of ``user_id`` wait in the lobby."""
-    async with services(request).sessions() as session:
-        count = await session.scalar(
-            select(func.count()).select_from(TableRow)
-            .join(MatchRow, MatchRow.id == TableRow.match_id)
-            .where(TableRow.created_by == user_id, TableRow.kind == "open",
-                   MatchRow.status == "waiting"))
-    return int(count or 0)
 
 
 async def _join(request: Request, token: str, password: str | None) -> Response:

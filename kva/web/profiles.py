@@ -17,7 +17,6 @@ from urllib.parse import quote
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response, StreamingResponse
 from markupsafe import Markup, escape
-from sqlalchemy import select
 
 from kva.ratings import PROVISIONAL_RD
 from kva.rules import parse_ascii_int
@@ -56,10 +55,7 @@ async def _player(request: Request, nickname: str) -> User:
     _ = translator(request)
     user = None
     if 0 < len(nickname) <= MAX_NICKNAME:
-        async with services(request).sessions() as session:
-            user = await session.scalar(select(User).where(User.nickname == nickname))
-            if user is None:  # /u/Nino is nino: registered names are one whatever the case
-                user = await accounts.find_registered(session, nickname)
+        user = await accounts.find_player(services(request).sessions, nickname)
     me = request.state.user
     if user is None or (user.kind == "guest" and (me is None or me.id != user.id)):
         raise _fail(request, 404, _("There is no player with that name."))

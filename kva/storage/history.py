@@ -1,0 +1,81 @@
+"""The statements behind a player's history (:mod:`kva.service.history`): their finished
+matches counted, paged and exported, and the rating change each rated one brought them.
+
+"Finished matches of a user" is one filter here, used by every statement: the matches where
+they sit in either seat whose status is ``finished``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, case, func, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from kva.storage.community import RatingHistory
+from kva.storage.models import MatchRow
+
+
+def _finished_of(user_id: int) -> ColumnElement[bool]:
+    return and_(or_(MatchRow.seat0_user_id == user_id, MatchRow.seat1_user_id == user_id),
+                MatchRow.status == "finished")
+
+
+async def finished_counts(session: AsyncSession, user_id: int) -> tuple[int, int, int]:
+    """Wins, losses and draws (no winner) over every finished match of ``user_id``."""
+    my_seat = case((MatchRow.seat0_user_id == user_id, 0), else_=1)
+    row = (await session.execute(
+        select(
+            func.count().filter(MatchRow.winner.is_not(None), MatchRow.winner == my_seat),
+            func.count().filter(MatchRow.winner.is_not(None), MatchRow.winner != my_seat),
+            func.count().filter(MatchRow.winner.is_(None)),
+        ).where(_finished_of(user_id))
+    )).one()
+    return int(row[0]), int(row[1]), int(row[2])
+
+
+async def finished_total(session: AsyncSession, user_id: int) -> int:
+    """How many finished matches ``user_id`` played."""
+    total = await session.scalar(
+        select(func.count()).select_from(MatchRow).where(_finished_of(user_id)))
+    return int(total or 0)
+
+
+async def finished_page(session: AsyncSession, user_id: int, offset: int,
+                        limit: int) -> list[MatchRow]:
+    """``limit`` finished matches of ``user_id`` from ``offset``, newest first (ties by id)."""
+    return list(await session.scalars(
+        select(MatchRow).where(_finished_of(user_id))
+        .order_by(MatchRow.finished_at.desc(), MatchRow.id)
+        .offset(offset).limit(limit)
+    ))
+
+
+async def rating_deltas(session: AsyncSession, user_id: int,
+                        match_ids: Sequence[str]) -> dict[str, float]:
+    """How much each of ``match_ids`` changed the rating of ``user_id``, for the rated ones."""
+    return {
+        h.match_id: h.rating_after - h.rating_before
+        for h in await session.scalars(select(RatingHistory).where(
+            RatingHistory.user_id == user_id, RatingHistory.match_id.in_(match_ids)))
+    }
+
+
+async def finished_records_after(
+    session: AsyncSession, user_id: int, after: tuple[datetime, str] | None, limit: int
+) -> list[tuple[datetime, str, dict[str, Any]]]:
+    """Up to ``limit`` finished records of ``user_id`` (``finished_at``, id, record), oldest
+    first, after the match ``after`` (its ``finished_at`` and id; None: from the first):
+    keyset paging, so each batch is one cheap query however far in it is."""
+    query = select(MatchRow.finished_at, MatchRow.id, MatchRow.record).where(
+        _finished_of(user_id), MatchRow.finished_at.is_not(None))
+    if after is not None:
+        query = query.where(or_(
+            MatchRow.finished_at > after[0],
+            and_(MatchRow.finished_at == after[0], MatchRow.id > after[1]),
+        ))
+    rows = await session.execute(
+        query.order_by(MatchRow.finished_at, MatchRow.id).limit(limit))
+    return [(finished_at, match_id, record) for finished_at, match_id, record in rows]
