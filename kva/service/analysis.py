@@ -39,9 +39,9 @@ def _analysis_worker_init(parent: int) -> None:
     """Analysis worker: yield the CPU to live bots, and leave when the server is gone."""
     with contextlib.suppress(OSError):
         os.nice(NICE)
-    from kva.service.bots import _exit_with_parent
+    from kva.service.bots import exit_with_parent
 
-    _exit_with_parent(parent)
+    exit_with_parent(parent)
 
 
 def make_analysis_executor() -> ProcessPoolExecutor:

@@ -1,10 +1,11 @@
-"""Who is here, on any process, and the lobby's cleanup of tables their creator has left.
+"""Who is here, on any process: what the lobby's cleanup of tables their creator has left reads.
 
 An open table waits in the lobby for as long as its creator waits for it: on the table's game
 page or in the lobby (any socket of theirs counts). Once the creator has had no connection on
 any process for the disconnection grace period (``KVA_DISCONNECT_GRACE``), the table is
-cancelled and leaves the lobby (:class:`TableSweeper`). A creator who never connected (opened
-the table and closed the page at once) is counted from the table's creation.
+cancelled and leaves the lobby (:class:`kva.service.sweeper.TableSweeper`). A creator who
+never connected (opened the table and closed the page at once) is counted from the table's
+creation.
 
 :class:`Attendance` counts sockets per user in this process (the default, one ``kva serve``).
 :class:`RedisAttendance` (a Redis broker) shares them: each process keeps a key per user it
@@ -24,12 +25,7 @@ import secrets
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from kva.service.lobby import Lobby
-    from kva.service.play import PlayService
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -236,69 +232,6 @@ class RedisAttendance(Attendance):
     async def lock(self, ms: int) -> bool:
         return bool(await self._redis.set(self._prefix + "sweep-lock", self.origin, nx=True,
                                           px=ms))
-
-
-def _epoch(iso: str) -> float:
-    at = datetime.fromisoformat(iso)
-    if at.tzinfo is None:  # SQLite gives naive UTC
-        at = at.replace(tzinfo=UTC)
-    return at.timestamp()
-
-
-class TableSweeper:
-    """Cancels the open tables whose creator has been gone for ``grace`` seconds."""
-
-    def __init__(self, lobby: Lobby, service: PlayService, attendance: Attendance, *,
-                 grace: float, clock: Callable[[], float] = time.time,
-                 every: float | None = None) -> None:
-        self._lobby = lobby
-        self._service = service
-        self._attendance = attendance
-        self.grace = grace
-        self._clock = clock
-        self.every = every if every is not None else min(15.0, max(0.25, grace / 4))
-        self._task: asyncio.Task[None] | None = None
-        attendance.remember_departures_for(grace)
-
-    async def sweep(self) -> list[str]:
-        """One sweep now: the ids of the tables cancelled."""
-        now = self._clock()
-        old = [t for t in await self._lobby.tables() if now - _epoch(t.created_at) >= self.grace]
-        if not old:
-            return []
-        absent = await self._attendance.absent_since({t.creator_id for t in old})
-        cancelled = []
-        for table in old:
-            since = absent.get(table.creator_id)
-            if since is None:
-                continue  # the creator is connected somewhere
-            if now - max(since, _epoch(table.created_at)) < self.grace:
-                continue
-            try:
-                if await self._service.cancel_waiting(table.id, table.creator_id):
-                    cancelled.append(table.id)
-                    log.info("open table %s cancelled: its creator left", table.id)
-            except Exception:
-                log.exception("cancelling the abandoned table %s failed", table.id)
-        return cancelled
-
-    async def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="kva-table-sweeper")
-
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.every)
-            try:
-                if await self._attendance.lock(int(self.every * 1000 * 0.8)):
-                    await self.sweep()
-            except Exception:
-                log.exception("sweeping abandoned tables failed")
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
 
 
 def make_attendance(broker_url: str | None) -> Attendance:

@@ -22,7 +22,7 @@ from kva.rules import PlayerView
 LEVELS: tuple[str, ...] = PLAYER_LEVELS
 
 
-def _exit_with_parent(parent: int) -> None:
+def exit_with_parent(parent: int) -> None:
     """Worker initializer: leave as soon as the server process that started us is gone."""
 
     def watch() -> None:
@@ -38,7 +38,7 @@ def make_executor(workers: int = 2) -> ProcessPoolExecutor:
     pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=_exit_with_parent,
+        initializer=exit_with_parent,
         initargs=(os.getpid(),),
     )
     pool.submit(int)  # start the workers now rather than on the first bot move

@@ -10,7 +10,7 @@ which they may join).
 A rated open table is only joinable by a registered player: guests always play casual.
 
 A table whose creator has left (no connection on any process for the disconnection grace
-period) is cancelled by :class:`kva.service.attendance.TableSweeper`; the sockets count their
+period) is cancelled by :class:`kva.service.sweeper.TableSweeper`; the sockets count their
 users in :attr:`Lobby.attendance` for it.
 """
 

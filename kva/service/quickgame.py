@@ -8,7 +8,7 @@ becomes an active match straight away (seat 0 is whoever waited longer), and bot
 learn its id.
 
 :class:`QuickGame` holds the queue in this process (the default, one ``kva serve``).
-With Redis configured as the broker, :func:`make_quick_game` gives
+With Redis configured as the broker, :func:`kva.service.quickshared.make_quick_game` gives
 :class:`kva.service.quickshared.RedisQuickGame` instead: the same interface, the queue in
 Redis, so players connected to different processes are paired with each other.
 """
@@ -26,7 +26,6 @@ from typing import Any
 
 from kva.rules import BadSettings, MatchSettings
 from kva.service import coins
-from kva.service.broker import Broker
 from kva.service.matchmaking import Seeker, offer_bot, pair, rating_range, waited
 from kva.service.play import PlayService
 from kva.service.play.clock import DEFAULT_CLOCK, PRESETS
@@ -220,13 +219,3 @@ class QuickGame:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
-
-
-def make_quick_game(service: PlayService, broker: Broker, broker_url: str | None) -> QuickGame:
-    """The quick-game queue for this configuration: in this process (no broker URL, or
-    ``memory``), or shared by every process in Redis (a ``redis://`` broker URL)."""
-    if broker_url and broker_url != "memory":
-        from kva.service.quickshared import RedisQuickGame
-
-        return RedisQuickGame(service, broker, broker_url)
-    return QuickGame(service)

@@ -453,3 +453,11 @@ class RedisQuickGame(QuickGame):
             self._fail(search, QuickGameError("replaced", "searching elsewhere"))
         else:
             log.warning("quick-game search %s was lost from the queue; put back", search_id)
+
+
+def make_quick_game(service: PlayService, broker: Broker, broker_url: str | None) -> QuickGame:
+    """The quick-game queue for this configuration: in this process (no broker URL, or
+    ``memory``), or shared by every process in Redis (a ``redis://`` broker URL)."""
+    if broker_url and broker_url != "memory":
+        return RedisQuickGame(service, broker, broker_url)
+    return QuickGame(service)

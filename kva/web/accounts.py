@@ -27,10 +27,10 @@ from kva.service import accounts, sessions
 from kva.service.accounts import AccountError
 from kva.service.passwords import Lane, PasswordsBusy, PasswordsInFlight, one_at_a_time
 from kva.service.ratelimit import AuthRateLimiter, Refusal
+from kva.web.errors import busy_page
 from kva.web.identity import ensure_user
-from kva.web.pages import _safe_next, busy_page
 from kva.web.render import render, translator
-from kva.web.security import client_ip, client_key
+from kva.web.security import client_ip, client_key, safe_next
 from kva.web.services import services
 
 router = APIRouter()
@@ -97,7 +97,7 @@ def _limiter(request: Request) -> AuthRateLimiter:
 def _signed_in(request: Request, token: str, next_path: str,
                nickname_key: str | None) -> Response:
     request.state.set_session = token
-    response = RedirectResponse(_safe_next(next_path), status_code=303)
+    response = RedirectResponse(safe_next(next_path), status_code=303)
     if nickname_key:  # this browser is now a known device of the account
         response.set_cookie(DEVICE_COOKIE, _devices(request).dumps(
             {"k": nickname_key, "d": secrets.token_urlsafe(12)}), max_age=DEVICE_MAX_AGE,
@@ -126,15 +126,15 @@ def _known_device(request: Request, nickname_key: str) -> bool:
 async def register_page(request: Request, next: str = "/") -> Response:
     """The registration form (a registered visitor is sent on)."""
     if accounts.is_registered(request.state.user):
-        return RedirectResponse(_safe_next(next), status_code=303)
-    return _form(request, "register.html", next=_safe_next(next))
+        return RedirectResponse(safe_next(next), status_code=303)
+    return _form(request, "register.html", next=safe_next(next))
 
 
 @router.post("/register")
 async def register(request: Request, nickname: str = Form(""), password: str = Form(""),
                    next: str = Form("/")) -> Response:
     """Register the visitor: their guest row becomes a player, matches and all."""
-    next_path = _safe_next(next)
+    next_path = safe_next(next)
     shown = nickname[:20]
     refusal = await _limiter(request).check_register(client_key(request))
     if refusal is not None:
@@ -160,14 +160,14 @@ async def register(request: Request, nickname: str = Form(""), password: str = F
 @router.get("/login")
 async def login_page(request: Request, next: str = "/") -> Response:
     """The login form."""
-    return _form(request, "login.html", next=_safe_next(next))
+    return _form(request, "login.html", next=safe_next(next))
 
 
 @router.post("/login")
 async def login(request: Request, nickname: str = Form(""), password: str = Form(""),
                 next: str = Form("/")) -> Response:
     """Log in: a new session for the player, the visitor's old one revoked."""
-    next_path = _safe_next(next)
+    next_path = safe_next(next)
     shown = nickname[:64]
     key = accounts.nickname_key(nickname.strip()[:64])
     limiter = _limiter(request)

@@ -15,7 +15,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
-from kva.service.attendance import TableSweeper, make_attendance
+from kva.service.attendance import make_attendance
 from kva.service.bots import make_executor
 from kva.service.broker import make_broker
 from kva.service.finish import default_finish_hooks
@@ -23,12 +23,13 @@ from kva.service.lobby import Lobby
 from kva.service.play import PlayService
 from kva.service.presence import Presence
 from kva.service.presence_store import make_presence_store
-from kva.service.quickgame import make_quick_game
+from kva.service.quickshared import make_quick_game
 from kva.service.ratelimit import AuthRateLimiter
 from kva.service.rematch import RematchService
+from kva.service.sweeper import TableSweeper
 from kva.storage.db import create_engine, session_factory
 from kva.storage.migrate import upgrade
-from kva.web import accounts, learn, lobby, pages, preferences, profiles, wallet, ws
+from kva.web import accounts, errors, learn, lobby, pages, preferences, profiles, wallet, ws
 from kva.web.bodylimit import BodyLimit
 from kva.web.botapi import install as install_bot_api
 from kva.web.identity import SessionCodec
@@ -109,14 +110,14 @@ def create_app(settings: Settings, bot_executor: Executor | None = None) -> Fast
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        response = pages.error_page(request, exc.status_code, exc.detail)
+        response = errors.error_page(request, exc.status_code, exc.detail)
         if exc.headers:  # e.g. Retry-After of a refusal
             response.headers.update(exc.headers)
         return response
 
     @app.exception_handler(RequestValidationError)
     async def bad_input(request: Request, exc: RequestValidationError) -> Response:
-        return pages.error_page(request, 400, None)
+        return errors.error_page(request, 400, None)
 
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     app.include_router(pages.router)

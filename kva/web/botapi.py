@@ -40,8 +40,8 @@ from kva.service.broker import Subscription
 from kva.service.play import topic, viewer_key
 from kva.service.ratelimit import parse_limits
 from kva.service.sessions import COOKIE, MAX_COOKIE
+from kva.web.errors import error_page
 from kva.web.identity import ensure_user, session_of
-from kva.web.pages import error_page
 from kva.web.render import _LOADER as TEMPLATE_LOADER
 from kva.web.render import render
 from kva.web.security import client_key

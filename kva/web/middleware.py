@@ -18,7 +18,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from kva.i18n import COOKIE_NAME as LANG_COOKIE
 from kva.i18n import negotiate_locale
 from kva.service.sessions import Identity, identify_legacy
-from kva.web import pages
+from kva.web import errors
 from kva.web.identity import COOKIE, MAX_AGE, SessionCodec, session_of
 from kva.web.security import client_ip, origin_ok
 from kva.web.services import services
@@ -74,7 +74,7 @@ class IdentityAndLanguage:
         state.user = None
         state.session_token = None
         if request.method not in ("GET", "HEAD", "OPTIONS") and not origin_ok(request):
-            refused = pages.error_page(request, 403, None)  # a form posted from another site
+            refused = errors.error_page(request, 403, None)  # a form posted from another site
             refused.headers.update(SECURITY_HEADERS)
             await refused(scope, receive, send)
             return

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-from urllib.parse import urlsplit
-
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 
@@ -20,9 +17,10 @@ from kva.service.play import MatchInfo
 from kva.service.play.clock import CLOCK_CHOICES, NO_CLOCK
 from kva.service.ratelimit import AuthRateLimiter, Refusal
 from kva.storage.models import User
+from kva.web.errors import busy_page, error_page
 from kva.web.identity import ensure_user
 from kva.web.render import render, translator
-from kva.web.security import client_key
+from kva.web.security import client_key, safe_next
 from kva.web.services import services
 from kva.web.wallet import form_stake
 
@@ -32,23 +30,6 @@ LANG_MAX_AGE = 60 * 60 * 24 * 365
 
 def _service(request: Request) -> PlayService:
     return services(request).play
-
-
-def error_page(request: Request, status: int, detail: Any) -> Response:
-    """A clear error page in the visitor's language (``detail`` if it is our own message)."""
-    _ = translator(request)
-    titles = {
-        400: _("That request was not understood."),
-        403: _("You may not do that."),
-        404: _("There is nothing here."),
-        405: _("That request was not understood."),
-        429: _("Too many attempts. Wait a little and try again."),
-    }
-    message = detail if isinstance(detail, str) and getattr(request.state, "own_error", False) \
-        else titles.get(status, _("Something went wrong."))
-    if not hasattr(request.state, "locale"):
-        return PlainTextResponse(str(status), status_code=status)
-    return render(request, "error.html", {"status": status, "message": message}, status)
 
 
 def _fail(request: Request, status: int, message: str) -> HTTPException:
@@ -171,15 +152,6 @@ def _too_many(request: Request, refusal: Refusal, message: str) -> Response:
     return response
 
 
-def busy_page(request: Request) -> Response:
-    """503 at once when password checks are saturated (never an unbounded queue)."""
-    _ = translator(request)
-    request.state.own_error = True
-    response = error_page(request, 503, _("The server is busy. Try again in a moment."))
-    response.headers["Retry-After"] = "2"
-    return response
-
-
 async def _join(request: Request, token: str, password: str | None) -> Response:
     _ = translator(request)
     user = await ensure_user(request)
@@ -289,23 +261,13 @@ async def replay(request: Request, match_id: str) -> Response:
         "info": info, "record": doc})
 
 
-def _safe_next(target: str | None) -> str:
-    """Only a path on this site (no scheme, no host, no ``//``) is a valid ``next``."""
-    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
-        return "/"
-    parts = urlsplit(target)
-    if parts.scheme or parts.netloc:
-        return "/"
-    return target
-
-
 @router.get("/lang/{code}")
 async def set_language(request: Request, code: str, next: str | None = None) -> Response:
     """Switch language: remember it in ``kva_lang`` and go back to ``next``."""
     _ = translator(request)
     if code not in LOCALES:
         raise _fail(request, 404, _("There is no such language."))
-    response = RedirectResponse(_safe_next(next), status_code=303)
+    response = RedirectResponse(safe_next(next), status_code=303)
     # HttpOnly: no script reads the language (the server renders every page in it).
     response.set_cookie(LANG_COOKIE, code, max_age=LANG_MAX_AGE, httponly=True, samesite="lax",
                         secure=services(request).settings.secure_cookies)

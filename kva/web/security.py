@@ -178,3 +178,13 @@ def origin_ok(conn: HTTPConnection) -> bool:
     peer = conn.client.host if conn.client else None
     own = request_origin(conn.url.scheme, conn.headers, peer, settings.trusted_proxies)
     return origin_allowed(conn.headers, settings.allowed_origins, own)
+
+
+def safe_next(target: str | None) -> str:
+    """Only a path on this site (no scheme, no host, no ``//``) is a valid ``next``."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc:
+        return "/"
+    return target

@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from kva.service import NotFound, coins
 from kva.service.coins import CoinError
+from kva.web.errors import error_page
 from kva.web.render import render, translator
 from kva.web.services import services
 
@@ -79,7 +80,6 @@ async def quick_stake(request: Request) -> int:
 def install(app: FastAPI) -> None:
     """Serve the wallet pages, and answer a coin operation refused anywhere (a table that
     cannot start because a player cannot cover its stake, ...) with its message."""
-    from kva.web.pages import error_page
 
     app.include_router(router)
 

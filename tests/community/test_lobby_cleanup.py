@@ -17,7 +17,8 @@ from sqlalchemy.ext.asyncio import async_sessionmaker
 from webhelp import Visitor
 
 from kva.service import attendance
-from kva.service.attendance import Attendance, RedisAttendance, TableSweeper, make_attendance
+from kva.service.attendance import Attendance, RedisAttendance, make_attendance
+from kva.service.sweeper import TableSweeper
 from kva.storage.models import MatchRow
 
 GRACE = 0.6
