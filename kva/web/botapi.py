@@ -42,8 +42,7 @@ from kva.service.ratelimit import parse_limits
 from kva.service.sessions import COOKIE, MAX_COOKIE
 from kva.web.errors import error_page
 from kva.web.identity import ensure_user, session_of
-from kva.web.render import _LOADER as TEMPLATE_LOADER
-from kva.web.render import render
+from kva.web.render import TEMPLATE_LOADER, render
 from kva.web.security import client_key
 from kva.web.services import Services, services
 

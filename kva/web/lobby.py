@@ -3,18 +3,18 @@
 ``/ws/lobby`` sends the open tables (``{"type": "lobby", "tables": [...]}``) at once and again
 on every change; ``/ws/quick`` holds a quick-game search while it is open and reports
 ``waiting`` (seconds, rating range, bot offer) every second, then ``paired`` with the match id.
-Both check the handshake's ``Origin`` before accepting it (:mod:`kva.web.security`).
+Both check the handshake's ``Origin`` before accepting it (:mod:`kva.web.security`); their
+lifecycle is :class:`~kva.web.socketsession.SocketSession`'s.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, HTTPException, Request, WebSocket
 from fastapi.responses import RedirectResponse, Response
 
 from kva.rules import TARGETS, BadSettings, MatchSettings
@@ -22,22 +22,22 @@ from kva.service import NotFound
 from kva.service.accounts import is_registered
 from kva.service.coins import CoinError
 from kva.service.lobby import TOPIC, Lobby, LobbyError, view_for
-from kva.service.messages import error
+from kva.service.messages import client_type, error
 from kva.service.quickgame import QuickGame, QuickGameError, Search, quick_clock
-from kva.service.sessions import COOKIE
 from kva.storage.models import User
-from kva.web.identity import ensure_user, session_of
+from kva.web.identity import ensure_user
 from kva.web.render import render, translator
-from kva.web.security import client_key, origin_ok
 from kva.web.services import services
 from kva.web.sockets import Channel
+from kva.web.socketsession import SocketSession
 from kva.web.wallet import coin_error_message, coin_error_status, quick_stake
 
 router = APIRouter()
 log = logging.getLogger(__name__)
 #: Seconds between two ``waiting`` reports of a quick-game search.
 REPORT_EVERY = 1.0
-#: The largest client frame read on these sockets.
+#: The largest client frame read on these sockets, in bytes (a larger one is ignored). Their
+#: clients only ever send ``ping`` or ``cancel``, so a quarter of the match socket's 4 KiB.
 MAX_FRAME = 1024
 
 
@@ -152,54 +152,21 @@ async def quick(request: Request) -> Response:
 
 # ---------------------------------------------------------------------- WebSockets
 
-
-async def _ws_user(ws: WebSocket) -> User | None:
-    # the bot guard in front of /ws/quick read the session already (kept in the scope)
-    live = await session_of(ws.scope, services(ws).sessions, ws.cookies.get(COOKIE))
-    return live.user if live is not None else None
-
-
-def _ws_origin_ok(ws: WebSocket) -> bool:
-    return origin_ok(ws)
-
-
-def _frame_type(text: str | None) -> str | None:
-    """The ``type`` of a client's JSON frame; None for anything else (ignored, not fatal)."""
-    if not text or len(text) > MAX_FRAME:
-        return None
-    try:
-        msg = json.loads(text)
-    except ValueError:
-        return None
-    kind = msg.get("type") if isinstance(msg, dict) else None
-    return kind if isinstance(kind, str) else None
-
-
-def _channel(ws: WebSocket) -> Channel:
-    settings = services(ws).settings
-    return Channel(ws, rate=settings.ws_rate, burst=settings.ws_burst, flood=settings.ws_flood)
-
-
-async def _register(channel: Channel, user: User | None) -> bool:
-    """Count the socket against its player's cap (refused and closed when over it)."""
-    return await services(channel.ws).sockets.register(
-        channel, token=channel.ws.cookies.get(COOKIE) if user is not None else None,
-        user_id=user.id if user is not None else None, address=client_key(channel.ws))
-
-
 @router.websocket("/ws/lobby")
 async def lobby_socket(ws: WebSocket) -> None:
     """The open tables, now and after every change, cut for this viewer."""
-    if not _ws_origin_ok(ws):
-        await ws.close(code=1008)
+    session = SocketSession(ws, frame_limit=MAX_FRAME)
+    if not await session.handshake():
         return
-    user = await _ws_user(ws)
+    await session.accept()
+    await session.serve(lambda: _show_tables(session))
+
+
+async def _show_tables(session: SocketSession) -> None:
+    """Send the open tables, then again on every change, until the socket goes; answer
+    ``ping``."""
+    svc, channel, user = session.svc, session.channel, session.user
     user_id, registered = (user.id, is_registered(user)) if user is not None else (None, False)
-    svc = services(ws)
-    await ws.accept()
-    channel = _channel(ws)
-    if not await _register(channel, user):
-        return
     sub = await svc.broker.subscribe(TOPIC)
     svc.lobby.attendance.enter(user_id)  # a creator waiting here keeps their tables open
 
@@ -209,40 +176,36 @@ async def lobby_socket(ws: WebSocket) -> None:
                                 "tables": view_for(message, user_id, registered)})
 
     relaying = asyncio.create_task(relay())
-    try:
-        first = [t.for_viewer(user_id, registered) for t in await svc.lobby.tables()]
-        await channel.send({"type": "lobby", "tables": first})
-        while not channel.closed:
-            message = await ws.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            if await channel.admit() and _frame_type(message.get("text")) == "ping":
-                await channel.send({"type": "pong"})
-    except WebSocketDisconnect:
-        pass
-    finally:
-        svc.sockets.unregister(channel)
-        relaying.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await relaying
+
+    async def leave() -> None:
+        await _stopped(relaying)
         await sub.close()
         svc.lobby.attendance.leave(user_id)
+
+    session.on_close(leave)
+
+    async def pong(message: Any) -> None:
+        if client_type(message) == "ping":
+            await channel.send({"type": "pong"})
+
+    first = [t.for_viewer(user_id, registered) for t in await svc.lobby.tables()]
+    await channel.send({"type": "lobby", "tables": first})
+    await session.receive(pong)
 
 
 @router.websocket("/ws/quick")
 async def quick_socket(ws: WebSocket) -> None:
     """A quick-game search, alive as long as this socket (closing it cancels the search)."""
-    if not _ws_origin_ok(ws):
-        await ws.close(code=1008)
+    session = SocketSession(ws, frame_limit=MAX_FRAME)
+    if not await session.handshake():
         return
-    user = await _ws_user(ws)
-    await ws.accept()  # refusals below are told over the socket, so the page can say why
-    channel = _channel(ws)
+    # Accepted first: the refusals below are told over the socket, so the page can say why.
+    channel = await session.accept()
+    user = session.user
     if user is None:
         await channel.send(error("no_session"))
         await channel.close(4401)
         return
-    quick = services(ws).quick
     try:
         target, bazaar, rated = quick_settings(ws.query_params)
     except ValueError as exc:
@@ -251,33 +214,41 @@ async def quick_socket(ws: WebSocket) -> None:
             field, "bad_settings")))
         await channel.close(4400)
         return
-    if not await _register(channel, user):
-        return
+    await session.serve(lambda: _search(session, user, target, bazaar, rated))
+
+
+async def _search(session: SocketSession, user: User, target: int, bazaar: str,
+                  rated: bool) -> None:
+    """Join the quick-game queue and follow the search until it ends or the socket goes."""
+    quick, channel, params = session.svc.quick, session.channel, session.ws.query_params
     try:
-        try:
-            search = await quick.join(user.id, user.nickname, user.rating, target, bazaar,
-                                      rated, is_registered(user),
-                                      stake=ws.query_params.get("stake") or 0,
-                                      clock=ws.query_params.get("clock"))
-        except QuickGameError as exc:
-            await channel.send(error(exc.code))
-            await channel.close(4400)
-            return
-        try:
-            await _follow(channel, quick, search)
-        except WebSocketDisconnect:
-            pass
-        finally:
+        search = await quick.join(user.id, user.nickname, user.rating, target, bazaar, rated,
+                                  is_registered(user), stake=params.get("stake") or 0,
+                                  clock=params.get("clock"))
+    except QuickGameError as exc:
+        await channel.send(error(exc.code))
+        await channel.close(4400)
+        return
+
+    async def leave() -> None:
+        quick.leave(search)
+
+    session.on_close(leave)
+    await _follow(session, quick, search)
+
+
+async def _follow(session: SocketSession, quick: QuickGame, search: Search) -> None:
+    """Report the search every second until it is paired, cancelled or replaced, or the
+    socket goes (the client's frames are read meanwhile: a ``cancel`` ends the search)."""
+    channel = session.channel
+
+    async def cancel(message: Any) -> None:
+        if client_type(message) == "cancel":
             quick.leave(search)
-    finally:
-        services(ws).sockets.unregister(channel)
+            await channel.send({"type": "cancelled"})
+            await channel.close()
 
-
-async def _follow(channel: Channel, quick: QuickGame, search: Search) -> None:
-    """Report the search every second until it is paired, cancelled or replaced (or the
-    socket goes)."""
-    ws = channel.ws
-    receiving: asyncio.Task[Any] = asyncio.create_task(ws.receive())
+    receiving: asyncio.Task[Any] = asyncio.create_task(session.receive(cancel))
     try:
         while not channel.closed:
             status = quick.status(search)
@@ -287,31 +258,34 @@ async def _follow(channel: Channel, quick: QuickGame, search: Search) -> None:
                                                 timeout=REPORT_EVERY,
                                                 return_when=asyncio.FIRST_COMPLETED)
             if search.result in done:
-                if search.result.cancelled():
-                    return
-                exc = search.result.exception()
-                if exc is not None:
-                    code = exc.code if isinstance(exc, QuickGameError) else "failed"
-                    await channel.send(error(code))
-                    await channel.close(4409 if code == "replaced" else 1011)
-                    return
-                match_id = search.result.result()
-                await channel.send({"type": "paired", "match_id": match_id,
-                                    "url": f"/m/{match_id}"})
-                await channel.close()
+                await _report_result(channel, search)
                 return
             if receiving in done:
-                message = receiving.result()
-                if message["type"] == "websocket.disconnect":
-                    return
-                if await channel.admit() and _frame_type(message.get("text")) == "cancel":
-                    quick.leave(search)
-                    await channel.send({"type": "cancelled"})
-                    await channel.close()
-                    return
-                receiving = asyncio.create_task(ws.receive())
+                receiving.result()  # the client went or cancelled (raises what broke it)
+                return
     finally:
-        if not receiving.done():
-            receiving.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await receiving
+        await _stopped(receiving)
+
+
+async def _report_result(channel: Channel, search: Search) -> None:
+    """Tell the client how its search ended (paired, or failed) and close the socket; a
+    cancelled search is not told."""
+    if search.result.cancelled():
+        return
+    exc = search.result.exception()
+    if exc is not None:
+        code = exc.code if isinstance(exc, QuickGameError) else "failed"
+        await channel.send(error(code))
+        await channel.close(4409 if code == "replaced" else 1011)
+        return
+    match_id = search.result.result()
+    await channel.send({"type": "paired", "match_id": match_id, "url": f"/m/{match_id}"})
+    await channel.close()
+
+
+async def _stopped(task: asyncio.Task[Any]) -> None:
+    """Cancel ``task`` if it still runs and wait for it (its error, if any, is dropped)."""
+    if not task.done():
+        task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task

@@ -17,14 +17,16 @@ from kva.service import preferences
 from kva.service.play.clock import PRESETS
 
 TEMPLATES = Path(__file__).with_name("templates")
-_LOADER = jinja2.FileSystemLoader(str(TEMPLATES))
+#: Where the pages' templates are read from. :func:`kva.i18n.jinja_env` keeps one environment
+#: per language for it, so whoever adds a global there (the bot API) passes this very loader.
+TEMPLATE_LOADER = jinja2.FileSystemLoader(str(TEMPLATES))
 
 
 def render(request: Request, name: str, context: dict[str, Any] | None = None,
            status_code: int = 200) -> HTMLResponse:
     """``name`` rendered for this request's language, user and path."""
     locale: str = request.state.locale
-    env = jinja_env(locale, _LOADER)
+    env = jinja_env(locale, TEMPLATE_LOADER)
     if "js_strings" not in env.globals:
         env.globals["js_strings"] = _js_strings(env)
         env.globals["clock_presets"] = PRESETS  # the clock field's times, unless the app's

@@ -19,6 +19,9 @@ and per match, and closing the sockets of a revoked session.
   :data:`kva.service.sessions.REVOKED_TOPIC`: a revoked session's sockets, on every process,
   get ``error`` ``revoked`` and close 4401.
 
+One socket's lifecycle around these (handshake, caps, frames, cleanup) is
+:class:`kva.web.socketsession.SocketSession`'s.
+
 The caps are per process (every instance behind a load balancer applies them on its own):
 nginx sends all the sockets of a match to one process (docs/deployment.md), and a seated
 player's socket is admitted whatever the counts, so nothing needs sharing.

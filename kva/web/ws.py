@@ -1,20 +1,20 @@
 """The WebSocket of a match (protocol in docs/web-contract.md).
 
-One task reads the client's frames and calls the service; the states the service publishes for
-this match reach the socket through its subscription's handler (:func:`_deliver`, run in the
-publisher's task: no relay task per socket), which picks the one built for this viewer. Every
-refused frame gets an ``error`` and changes nothing; the client's ``hello`` always gets the
-current state back.
+One task reads the client's frames (the handshake, caps, rate limit and frame reading are
+:class:`~kva.web.socketsession.SocketSession`'s) and calls the service; the states the service
+publishes for this match reach the socket through its subscription's handler
+(:func:`_deliverer`, run in the publisher's task: no relay task per socket), which picks the
+one built for this viewer. Every refused frame gets an ``error`` and changes nothing; the
+client's ``hello`` always gets the current state back.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
-from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, WebSocket
 
 from kva.service import NotFound, PlayError, PlayService
 from kva.service.messages import (
@@ -25,20 +25,19 @@ from kva.service.messages import (
     client_type,
 )
 from kva.service.messages import error as error_message
-from kva.service.play import topic, viewer_key
+from kva.service.play import MatchInfo, topic, viewer_key
 from kva.service.presence import CLAIM_TYPE, Presence
 from kva.service.ratings import match_ratings_message
 from kva.service.rematch import REMATCH_TYPES
-from kva.service.sessions import COOKIE, session_is_live, token_hash
-from kva.web.identity import session_of
-from kva.web.security import client_key, origin_ok
+from kva.service.sessions import session_is_live, token_hash
 from kva.web.services import services
-from kva.web.settings import Settings
 from kva.web.sockets import CLOSE_REVOKED, Channel, dumps
+from kva.web.socketsession import SocketSession
 
 router = APIRouter()
 log = logging.getLogger(__name__)
-#: The largest client frame accepted (contract: 4 KiB).
+#: The largest client frame accepted, in bytes (contract: 4 KiB; a larger one is answered
+#: ``too_big``).
 MAX_FRAME = 4096
 #: What a client may send (kva.service.messages); the rematch and claim types are those the
 #: rematch and presence services answer.
@@ -56,7 +55,7 @@ class Connection:
     """
 
     def __init__(self, ws: WebSocket, match_id: str, user_id: int | None,
-                 token: str | None = None, settings: Settings | None = None) -> None:
+                 token: str | None = None, channel: Channel | None = None) -> None:
         self.ws = ws
         self.match_id = match_id
         self.user_id = user_id
@@ -67,11 +66,8 @@ class Connection:
         self.sent_version = 0
         #: States sent so far (a ``hello`` notes it, to see whether a delivery answered it).
         self.states_sent = 0
-        if settings is None:
-            self.channel = Channel(ws)
-        else:
-            self.channel = Channel(ws, rate=settings.ws_rate, burst=settings.ws_burst,
-                                   flood=settings.ws_flood)
+        #: The accepted socket's channel (one with the default limits if none is given).
+        self.channel = channel if channel is not None else Channel(ws)
 
     async def send(self, message: MatchServerMessage) -> bool:
         return await self.channel.send(message)
@@ -180,15 +176,8 @@ async def _revoked(conn: Connection) -> None:
     await conn.channel.refuse("revoked", "your session has ended; log in again", CLOSE_REVOKED)
 
 
-async def _handle(conn: Connection, service: PlayService, text: str) -> None:
-    if len(text.encode("utf-8")) > MAX_FRAME:
-        await conn.error("too_big", f"a message may be at most {MAX_FRAME} bytes")
-        return
-    try:
-        msg = json.loads(text)
-    except (ValueError, RecursionError):  # RecursionError: brackets nested ~1000 deep
-        await conn.error("bad_json", "the message is not valid JSON")
-        return
+async def _handle(conn: Connection, service: PlayService, msg: Any) -> None:
+    """Answer one client message (its JSON value: the size and JSON were checked)."""
     kind = client_type(msg)
     if kind not in MATCH_CLIENT_TYPES:
         await conn.error("unknown_type", "unknown message type")
@@ -220,68 +209,56 @@ async def _handle(conn: Connection, service: PlayService, text: str) -> None:
             await conn.error(exc.code, exc.message)
 
 
+async def _watchable(session: SocketSession, match_id: str) -> MatchInfo | None:
+    """The match, if it exists and this visitor may watch it; otherwise None, and the
+    handshake refused: 4404 (no such match) or 4403 (a private match: its players and who
+    gave the password only)."""
+    try:
+        info = (await session.svc.play.info(match_id, session.user_id)
+                if len(match_id) <= 24 else None)
+    except NotFound:
+        info = None
+    if info is None or not info.may_watch:
+        await session.ws.close(code=4404 if info is None else 4403)
+        return None
+    return info
+
+
+async def _watch(session: SocketSession, conn: Connection, over: bool) -> None:
+    """The counted socket's life: subscribed to its match, present there (``over``: the
+    match had ended when the socket opened), answering the client's messages."""
+    svc, match_id = session.svc, conn.match_id
+    presence = svc.presence
+    sub = await svc.broker.subscribe(topic(match_id), _deliverer(conn, presence))
+    svc.play.watchers.add(match_id, conn)  # states are built for the keys watched here
+    present_as = conn.seat  # the seat this socket counts as connected for
+    await presence.connected(match_id, present_as, over=over)
+    svc.lobby.attendance.enter(conn.user_id)  # the creator of an open table is still here
+
+    async def leave() -> None:
+        svc.play.watchers.discard(match_id, conn)
+        await sub.close()
+        svc.lobby.attendance.leave(conn.user_id)
+        await presence.disconnected(match_id, present_as)
+
+    session.on_close(leave)
+    try:
+        await session.receive(lambda msg: _handle(conn, svc.play, msg), conn.error)
+    except NotFound:
+        await conn.channel.close(4404)
+
+
 @router.websocket("/ws/m/{match_id}")
 async def match_socket(ws: WebSocket, match_id: str) -> None:
     """The real-time channel of one match, for a seated player or a spectator."""
-    if not origin_ok(ws):
-        await ws.close(code=1008)  # before accept: the handshake is refused (HTTP 403)
+    session = SocketSession(ws, frame_limit=MAX_FRAME)
+    if not await session.handshake():
         return
-    svc = services(ws)
-    service = svc.play
-    token = ws.cookies.get(COOKIE)
-    live = await session_of(ws.scope, svc.sessions, token)  # the bot guard read it already
-    user = live.user if live is not None else None
-    user_id = user.id if user is not None else None
-    try:
-        info = await service.info(match_id, user_id) if len(match_id) <= 24 else None
-    except NotFound:
-        info = None
+    info = await _watchable(session, match_id)
     if info is None:
-        await ws.close(code=4404)
         return
-    if not info.may_watch:  # a private match: its players and who gave the password only
-        await ws.close(code=4403)
-        return
-    await ws.accept()
-    conn = Connection(ws, match_id, user_id, token if user is not None else None, svc.settings)
+    conn = Connection(ws, match_id, session.user_id, session.token, await session.accept())
     conn.seat = info.seat
-    if not await svc.sockets.register(conn.channel, token=conn.token, user_id=user_id,
-                                      address=client_key(ws), match_id=match_id,
-                                      seat=conn.seat):
-        return  # a spectator too many: refused with an error and 4429 (a player never is)
-    presence = svc.presence
-    sub = await svc.broker.subscribe(topic(match_id), _deliverer(conn, presence))
-    service.watchers.add(match_id, conn)  # states are built for the keys watched here
-    present_as = conn.seat  # the seat this socket counts as connected for
-    await presence.connected(match_id, present_as,
-                             over=info.status in ("finished", "cancelled"))
-    svc.lobby.attendance.enter(user_id)  # the creator of an open table is still here
-    try:
-        while not conn.channel.closed:
-            message = await ws.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            if not await conn.channel.admit():  # over the rate limit: refused (or closed)
-                continue
-            text = message.get("text")
-            if text is None:
-                data = message.get("bytes") or b""
-                if len(data) > MAX_FRAME:
-                    await conn.error("too_big", f"a message may be at most {MAX_FRAME} bytes")
-                    continue
-                try:
-                    text = data.decode("utf-8")
-                except UnicodeDecodeError:
-                    await conn.error("bad_json", "the message is not valid JSON")
-                    continue
-            await _handle(conn, service, text)
-    except WebSocketDisconnect:
-        pass
-    except NotFound:
-        await conn.channel.close(4404)
-    finally:
-        svc.sockets.unregister(conn.channel)
-        service.watchers.discard(match_id, conn)
-        await sub.close()
-        svc.lobby.attendance.leave(user_id)
-        await presence.disconnected(match_id, present_as)
+    # A spectator too many is refused with an error and 4429 (a seated player never is).
+    await session.serve(lambda: _watch(session, conn, info.status in ("finished", "cancelled")),
+                        match_id=match_id, seat=conn.seat)
