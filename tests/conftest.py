@@ -63,7 +63,7 @@ def database_url(pg_database: str | None, tmp_path: Path) -> str:
 @pytest.fixture
 async def redis_url() -> str:
     """The test Redis's URL; the test is skipped when no Redis answers."""
-    from redis_help import REDIS_URL, redis_up
+    from tests.helpers.redis_help import REDIS_URL, redis_up
 
     if not await redis_up():
         pytest.skip(f"no Redis at {REDIS_URL}")

@@ -6,20 +6,15 @@ changed, and a migrated session factory for tests that talk to the services dire
 from __future__ import annotations
 
 import dataclasses
-import sys
 import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import uvicorn
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
-
-from webhelp import ServerThread  # noqa: E402
-
-from kva.web.app import create_app  # noqa: E402
+from kva.web.app import create_app
+from tests.helpers.webhelp import ServerThread
 
 
 class Server(ServerThread):

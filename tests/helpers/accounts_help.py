@@ -11,7 +11,8 @@ import secrets
 from typing import Any
 
 import websockets
-from webhelp import Visitor
+
+from tests.helpers.webhelp import Visitor
 
 PASSWORD = "correct horse battery"
 

@@ -83,9 +83,8 @@ async def signed_in(base_url: str, user: User) -> Any:
     """A browser-less visitor signed in as ``user`` (a test-only shortcut past the login form:
     the signed cookie of the first scheme, which the server exchanges for a session of its
     own on the first request)."""
-    from webhelp import SECRET, Visitor
-
     from kva.web.identity import SessionCodec
+    from tests.helpers.webhelp import SECRET, Visitor
 
     visitor = Visitor(base_url)
     visitor.http.cookies.set("kva_session", SessionCodec(SECRET).dumps(user.id),

@@ -11,12 +11,12 @@ import secrets
 from collections.abc import AsyncIterator
 
 import pytest
-from redis_help import REDIS_URL, redis_up
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
 from kva.service.broker import RedisBroker
 from kva.service.play import PlayService
 from kva.service.play.owners import Owners
+from tests.helpers.redis_help import REDIS_URL, redis_up
 
 
 class Cluster:

@@ -9,7 +9,6 @@ import random
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from ruleshelp import full_deal, random_match, row
 
 from kva.rules import (
     DRAW,
@@ -24,6 +23,7 @@ from kva.rules import (
 )
 from kva.rules.codes import OPEN_BASE
 from kva.rules.tiles import TILE_COUNT, mask_of
+from tests.rules.ruleshelp import full_deal, random_match, row
 
 
 def _snapshot(match: Match) -> tuple[object, ...]:

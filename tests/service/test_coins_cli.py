@@ -10,8 +10,6 @@ from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from coins_help import open_coin_table
-from community_help import make_user
 from sqlalchemy import update
 
 from kva.commands.coins import run_audit
@@ -19,6 +17,8 @@ from kva.service.broker import MemoryBroker
 from kva.service.play import PlayService
 from kva.storage.ledger import CoinAccount
 from kva.storage.models import SessionRow
+from tests.helpers.coins_help import open_coin_table
+from tests.helpers.community_help import make_user
 
 
 @pytest.fixture

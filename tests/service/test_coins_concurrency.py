@@ -10,8 +10,6 @@ from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from coins_help import open_coin_table, run_audit, wallet_balance
-from community_help import make_user
 from sqlalchemy import func, select
 
 from kva.service import coins
@@ -21,6 +19,8 @@ from kva.service.errors import PlayError
 from kva.service.play import PlayService
 from kva.storage.ledger import CoinEntry
 from kva.storage.models import MatchRow
+from tests.helpers.coins_help import open_coin_table, run_audit, wallet_balance
+from tests.helpers.community_help import make_user
 
 
 @pytest.fixture

@@ -7,13 +7,13 @@ from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from coins_help import run_audit, wallet_balance
-from community_help import make_user
 
 from kva.service.broker import MemoryBroker
 from kva.service.play import PlayService
 from kva.service.quickgame import QuickGame, QuickGameError
 from kva.storage.models import MatchRow
+from tests.helpers.coins_help import run_audit, wallet_balance
+from tests.helpers.community_help import make_user
 
 
 @pytest.fixture

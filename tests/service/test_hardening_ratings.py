@@ -6,11 +6,11 @@ from __future__ import annotations
 import logging
 
 import pytest
-from community_help import finished_match, make_user
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
 from kva.service import ratings
 from kva.service.sessions import open_session
+from tests.helpers.community_help import finished_match, make_user
 
 
 async def _rate(sessions: async_sessionmaker, match_id: str) -> None:

@@ -6,11 +6,11 @@ import json
 from datetime import timedelta
 
 import pytest
-from community_help import finished_match, make_user
 
 from kva.rules import verify_record
 from kva.service import history, ratings
 from kva.storage.models import MatchRow, utcnow
+from tests.helpers.community_help import finished_match, make_user
 
 
 async def _export(sessions, user_id: int) -> list[dict]:  # type: ignore[no-untyped-def]

@@ -12,7 +12,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from community_help import make_user
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
 from kva.rules import DRAW, PASS, Match
@@ -23,6 +22,7 @@ from kva.service.play import PlayService
 from kva.service.play.clock import HAND_PAUSE_MS, Clock, check_clock
 from kva.service.presence import Presence
 from kva.storage.models import MatchRow, User
+from tests.helpers.community_help import make_user
 
 BLITZ_MOVE, BLITZ_RESERVE = 10_000, 60_000
 
@@ -345,9 +345,8 @@ async def test_a_match_keeps_the_times_of_its_preset_when_the_presets_change(
 
 
 async def test_a_rematch_is_played_with_the_same_clock(sessions, play) -> None:
-    from community_help import finished_match
-
     from kva.service.rematch import RematchService
+    from tests.helpers.community_help import finished_match
 
     rematch = RematchService(sessions, play._broker, play)
     a, b = await make_user(sessions), await make_user(sessions)

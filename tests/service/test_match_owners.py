@@ -13,8 +13,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from community_help import make_user
-from owners_help import Cluster, running_cluster
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
@@ -24,6 +22,8 @@ from kva.service.broker import MemoryBroker
 from kva.service.play import PlayService, topic
 from kva.storage import repo
 from kva.storage.models import MatchAction
+from tests.helpers.community_help import make_user
+from tests.helpers.owners_help import Cluster, running_cluster
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from community_help import make_user
 
 from kva.rules import DRAW, Match, player_view
 from kva.service.broker import MemoryBroker
@@ -20,6 +19,7 @@ from kva.service.events import action_event
 from kva.service.play import PlayService
 from kva.service.rematch import RematchService
 from kva.storage.models import MatchRow
+from tests.helpers.community_help import make_user
 
 TILE = re.compile(r"\b[0-6]-[0-6]\b")
 

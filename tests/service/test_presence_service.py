@@ -10,13 +10,13 @@ from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from community_help import make_user
 
 from kva.service.broker import MemoryBroker
 from kva.service.errors import PlayError
 from kva.service.play import PlayService, Seat, topic
 from kva.service.presence import Presence
 from kva.storage.models import MatchRow
+from tests.helpers.community_help import make_user
 
 
 @pytest.fixture

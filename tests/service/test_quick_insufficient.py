@@ -10,12 +10,12 @@ import secrets
 from typing import Any
 
 import pytest
-from test_quick_game import FakePlay
 
 from kva.service.broker import RedisBroker
 from kva.service.coins import CoinError
 from kva.service.quickgame import QuickGame, QuickGameError
 from kva.service.quickshared import RedisQuickGame
+from tests.web.test_quick_game import FakePlay
 
 
 class BrokePlay(FakePlay):

@@ -6,13 +6,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from community_help import finished_match, make_user
 from sqlalchemy import func, select
 
 from kva.ratings import Rating, rate_match, update
 from kva.service import ratings
 from kva.storage.community import RatingHistory
 from kva.storage.models import User, utcnow
+from tests.helpers.community_help import finished_match, make_user
 
 
 async def _reload(sessions, *users):  # type: ignore[no-untyped-def]

@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from community_help import finished_match, make_user
 from sqlalchemy import func, select
 
 from kva.service.broker import MemoryBroker
@@ -16,6 +15,7 @@ from kva.service.errors import PlayError
 from kva.service.play import PlayService, topic
 from kva.service.rematch import RematchService
 from kva.storage.models import MatchRow
+from tests.helpers.community_help import finished_match, make_user
 
 
 @pytest.fixture

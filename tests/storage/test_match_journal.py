@@ -11,7 +11,6 @@ import random
 from typing import Any
 
 import pytest
-from community_help import make_user
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
@@ -23,6 +22,7 @@ from kva.service.play import PlayService
 from kva.service.play.commit import record_of
 from kva.storage import journal, repo
 from kva.storage.models import MatchAction
+from tests.helpers.community_help import make_user
 
 
 def _service(sessions: async_sessionmaker, broker: MemoryBroker | None = None) -> PlayService:

@@ -14,7 +14,6 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
-from journal_help import journal_rows, make_match
 from sqlalchemy import func, select
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
@@ -23,6 +22,7 @@ from kva.service import sessions as session_service
 from kva.storage import fair as fair_store
 from kva.storage import repo, sqlite_direct
 from kva.storage.models import MatchAction, SessionRow, User
+from tests.storage.journal_help import journal_rows, make_match
 
 
 @pytest.fixture

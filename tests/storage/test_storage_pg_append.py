@@ -8,12 +8,12 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
-from journal_help import journal_rows, make_match
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
 from kva.service import sessions as session_service
 from kva.storage import pg_direct, repo
+from tests.storage.journal_help import journal_rows, make_match
 
 
 @pytest.fixture

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
-from redis_help import REDIS_URL, redis_up
-from webhelp import ServerThread, Table, Visitor
 
 from kva.service.broker import Broker, MemoryBroker, RedisBroker
+from tests.helpers.redis_help import REDIS_URL, redis_up
+from tests.helpers.webhelp import ServerThread, Table, Visitor
 
 
 @pytest.fixture(params=["memory", "redis"])

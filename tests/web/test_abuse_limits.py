@@ -10,16 +10,16 @@ from concurrent.futures import Executor, Future
 from typing import Any
 
 import httpx
-from accounts_help import registered
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import async_sessionmaker
-from webhelp import Visitor
 
 from kva.bots import make_bot
 from kva.rules import Match, player_view, write_record
 from kva.service import analysis
 from kva.storage.models import MatchRow, SessionRow, User
 from kva.web.security import parse_trusted_proxies
+from tests.helpers.accounts_help import registered
+from tests.helpers.webhelp import Visitor
 
 BEHIND_PROXY = parse_trusted_proxies("127.0.0.1")
 

@@ -12,13 +12,13 @@ from typing import Any
 
 import httpx
 import pytest
-from accounts_help import PASSWORD, login, new_nickname, register, registered
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import async_sessionmaker
-from webhelp import Visitor
 
 from kva.service.accounts import nickname_key
 from kva.storage.models import MatchRow, SessionRow, User
+from tests.helpers.accounts_help import PASSWORD, login, new_nickname, register, registered
+from tests.helpers.webhelp import Visitor
 
 
 async def _user_named(sessions: async_sessionmaker, nickname: str) -> User | None:
@@ -228,9 +228,8 @@ async def _pre_session_guest(sessions: async_sessionmaker, age_days: int = 30) -
 
 
 def _legacy_cookie(user: User) -> str:
-    from webhelp import SECRET
-
     from kva.web.identity import SessionCodec
+    from tests.helpers.webhelp import SECRET
 
     return SessionCodec(SECRET).dumps(user.id)
 

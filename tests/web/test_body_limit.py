@@ -9,9 +9,9 @@ from typing import Any
 
 import httpx
 import pytest
-from accounts_help import registered
 
 from kva.i18n import translations
+from tests.helpers.accounts_help import registered
 
 PATHS = ["/learn/step/1/check", "/learn/progress"]
 BIG = 20 * 1024 * 1024

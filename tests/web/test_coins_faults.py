@@ -16,13 +16,13 @@ import time
 from pathlib import Path
 
 import httpx
-from accounts_help import registered
-from coins_help import run_audit
 from sqlalchemy import func, select
-from webhelp import SECRET, Socket, free_port
 
 from kva.storage.ledger import CoinAccount, CoinEntry
 from kva.storage.models import MatchRow, User
+from tests.helpers.accounts_help import registered
+from tests.helpers.coins_help import run_audit
+from tests.helpers.webhelp import SECRET, Socket, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from accounts_help import registered
-from webhelp import Visitor
+from tests.helpers.accounts_help import registered
+from tests.helpers.webhelp import Visitor
 
 
 async def test_coin_tables_over_http(make_server: Callable[..., Any]) -> None:

@@ -11,9 +11,9 @@ from typing import Any
 
 import httpx
 import pytest
-from webhelp import Visitor
 
 import kva.web
+from tests.helpers.webhelp import Visitor
 
 TEMPLATES = Path(kva.web.__file__).parent / "templates"
 PAGES = ["/", "/lobby", "/help", "/ratings", "/learn", "/strategy", "/login", "/register",

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from webhelp import Visitor
 
 from kva.rules import verify_record
 from kva.rules.fair import commitment
@@ -24,6 +23,7 @@ from kva.service.play import PlayService, Seat
 from kva.service.play.commit import record_of as record_of_live
 from kva.storage import repo
 from kva.storage.models import MatchFair
+from tests.helpers.webhelp import Visitor
 
 ROOT = Path(__file__).resolve().parents[2]
 HEX64 = "0123456789abcdef"

@@ -12,14 +12,14 @@ from typing import Any
 
 import httpx
 import uvicorn
-from accounts_help import PASSWORD, login, register, registered
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import async_sessionmaker
-from webhelp import ServerThread, Visitor
 
 from kva.storage.models import SessionRow, User
 from kva.web.app import create_app
 from kva.web.security import parse_trusted_proxies
+from tests.helpers.accounts_help import PASSWORD, login, register, registered
+from tests.helpers.webhelp import ServerThread, Visitor
 
 
 async def _count(sessions: async_sessionmaker, model: Any) -> int:

@@ -8,9 +8,9 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import httpx
-from community_help import finished_match, make_user, signed_in
 
 from kva.service import history
+from tests.helpers.community_help import finished_match, make_user, signed_in
 
 
 async def test_history_pages_newest_first_with_local_dates(make_server, sessions,

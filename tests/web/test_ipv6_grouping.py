@@ -11,11 +11,11 @@ from collections.abc import Iterator
 import httpx
 import pytest
 import websockets
-from accounts_help import ws_url
-from test_hardening_web import _plain_server
 
 from kva.web.security import address_group, parse_trusted_proxies
 from kva.web.settings import Settings
+from tests.helpers.accounts_help import ws_url
+from tests.web.test_hardening_web import _plain_server
 
 
 async def _tables_opened(base_url: str, addresses: list[str]) -> list[int]:

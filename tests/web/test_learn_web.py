@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from accounts_help import registered
-from webhelp import Visitor
+from tests.helpers.accounts_help import registered
+from tests.helpers.webhelp import Visitor
 
 
 async def test_steps_and_verdicts_in_the_visitors_language(make_server: Any) -> None:

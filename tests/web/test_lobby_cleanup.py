@@ -11,14 +11,14 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from accounts_help import JsonSocket, open_table, ws_url
-from redis_help import REDIS_URL, redis_up
 from sqlalchemy.ext.asyncio import async_sessionmaker
-from webhelp import Visitor
 
 from kva.service import attendance
 from kva.service.attendance import Attendance, RedisAttendance, TableSweeper, make_attendance
 from kva.storage.models import MatchRow
+from tests.helpers.accounts_help import JsonSocket, open_table, ws_url
+from tests.helpers.redis_help import REDIS_URL, redis_up
+from tests.helpers.webhelp import Visitor
 
 GRACE = 0.6
 

@@ -7,11 +7,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from accounts_help import JsonSocket, lobby_ids, open_table, registered, ws_url
 from sqlalchemy.ext.asyncio import async_sessionmaker
-from webhelp import Visitor
 
 from kva.storage.models import MatchRow
+from tests.helpers.accounts_help import JsonSocket, lobby_ids, open_table, registered, ws_url
+from tests.helpers.webhelp import Visitor
 
 
 def _ids(message: dict[str, Any]) -> list[str]:

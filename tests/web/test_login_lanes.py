@@ -17,10 +17,10 @@ from typing import Any
 
 import httpx
 import pytest
-from accounts_help import PASSWORD, registered
 
 from kva.service import accounts, passwords
 from kva.service.ratelimit import AuthRateLimiter
+from tests.helpers.accounts_help import PASSWORD, registered
 
 GUESSERS = 12
 

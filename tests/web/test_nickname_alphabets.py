@@ -8,10 +8,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from accounts_help import register
-from webhelp import Visitor
 
 from kva.service.nicknames import NicknameError, check
+from tests.helpers.accounts_help import register
+from tests.helpers.webhelp import Visitor
 
 
 def _refused_for_its_alphabet(name: str) -> None:

@@ -10,11 +10,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from accounts_help import login, registered
-from webhelp import Visitor
 
 from kva.service.preferences import DEFAULT, PreferenceError, Preferences, of_user
 from kva.storage.models import User
+from tests.helpers.accounts_help import login, registered
+from tests.helpers.webhelp import Visitor
 
 
 def _account_prefs(page: str) -> dict[str, str] | None:

@@ -7,12 +7,11 @@ import asyncio
 import secrets
 from typing import Any
 
-from community_help import make_user, next_message, signed_in, store_match
-
 from kva.service.broker import MemoryBroker
 from kva.service.play import topic
 from kva.service.presence import Presence
 from kva.service.presence_store import RedisPresenceStore, make_presence_store
+from tests.helpers.community_help import make_user, next_message, signed_in, store_match
 
 
 def _presence(seat: int, online: bool):  # type: ignore[no-untyped-def]

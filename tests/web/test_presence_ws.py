@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from community_help import make_user, next_message, signed_in, store_match
+from tests.helpers.community_help import make_user, next_message, signed_in, store_match
 
 
 def _presence(seat: int, online: bool):  # type: ignore[no-untyped-def]

@@ -7,12 +7,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from accounts_help import JsonSocket, registered, ws_url
 from sqlalchemy.ext.asyncio import async_sessionmaker
-from webhelp import Visitor
 
 from kva.service.quickgame import QuickGame, QuickGameError
 from kva.storage.models import MatchRow
+from tests.helpers.accounts_help import JsonSocket, registered, ws_url
+from tests.helpers.webhelp import Visitor
 
 
 class FakePlay:

@@ -10,15 +10,15 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
-from accounts_help import JsonSocket, ws_url
 from sqlalchemy.ext.asyncio import async_sessionmaker
-from test_quick_game import FakePlay
-from webhelp import Visitor
 
 from kva.service.broker import MemoryBroker, RedisBroker
 from kva.service.quickgame import QuickGame, QuickGameError, make_quick_game
 from kva.service.quickshared import RedisQuickGame
 from kva.storage.models import MatchRow
+from tests.helpers.accounts_help import JsonSocket, ws_url
+from tests.helpers.webhelp import Visitor
+from tests.web.test_quick_game import FakePlay
 
 
 class Cluster:

@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 import re
 
-from community_help import make_user, signed_in, store_match
-from webhelp import play_out
-
 from kva.rules import verify_record
+from tests.helpers.community_help import make_user, signed_in, store_match
+from tests.helpers.webhelp import play_out
 
 
 def _attr(html: str, testid: str, attr: str) -> str:

@@ -3,7 +3,13 @@ gets, both players taken to the new match, and refusals as ``error`` frames."""
 
 from __future__ import annotations
 
-from community_help import finished_match, make_user, next_message, signed_in, store_match
+from tests.helpers.community_help import (
+    finished_match,
+    make_user,
+    next_message,
+    signed_in,
+    store_match,
+)
 
 
 def _rematch(state: str):  # type: ignore[no-untyped-def]

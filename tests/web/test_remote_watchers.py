@@ -21,15 +21,15 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
-from owners_help import Cluster, running_cluster
 from sqlalchemy.ext.asyncio import async_sessionmaker
-from webhelp import ServerThread, Visitor
 
 from kva.service.broker import RedisBroker, Subscription
 from kva.service.play import PlayService, topic, viewer_key
 from kva.service.play.owners import WATCH_EXPIRY
 from kva.storage.models import User
 from kva.web.services import services
+from tests.helpers.owners_help import Cluster, running_cluster
+from tests.helpers.webhelp import ServerThread, Visitor
 
 
 class RedisSpy:

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 import websockets
-from accounts_help import JsonSocket, registered, ws_url
-from webhelp import Visitor
+
+from tests.helpers.accounts_help import JsonSocket, registered, ws_url
+from tests.helpers.webhelp import Visitor
 
 
 async def test_a_closed_tables_link_without_its_password_is_refused(

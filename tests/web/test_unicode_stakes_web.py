@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from accounts_help import registered
+from tests.helpers.accounts_help import registered
 
 UNICODE_STAKES = ("²", "٣", "１０", "1e3", "-1", "9" * 400)
 

@@ -8,12 +8,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from webhelp import ServerThread, Socket, Visitor, play_out
-
 from kva.rules import DRAW, Deal, Match, parse_tile, tile_name
 from kva.rules.codes import OPEN_BASE
 from kva.rules.record import _action_code  # the record reader's own move parser
 from kva.rules.tiles import tiles_of
+from tests.helpers.webhelp import ServerThread, Socket, Visitor, play_out
 
 TILE = re.compile(r"^[0-6]-[0-6]$")
 

@@ -11,9 +11,6 @@ from typing import Any
 
 import pytest
 import websockets
-from accounts_help import JsonSocket, login, registered, ws_url
-from redis_help import REDIS_URL, redis_up
-from webhelp import Socket, Visitor
 
 from kva.service.messages import StateMessage
 from kva.service.sessions import revoke
@@ -21,6 +18,9 @@ from kva.storage.db import create_engine, session_factory
 from kva.web.services import services
 from kva.web.sockets import Channel, SocketRegistry, TokenBucket
 from kva.web.ws import Connection, _resync
+from tests.helpers.accounts_help import JsonSocket, login, registered, ws_url
+from tests.helpers.redis_help import REDIS_URL, redis_up
+from tests.helpers.webhelp import Socket, Visitor
 
 
 async def _closed_with(sock: Socket, code: int, timeout: float = 5.0) -> None:

@@ -10,8 +10,9 @@ import re
 from typing import Any
 
 import httpx
-from accounts_help import registered
-from webhelp import Visitor
+
+from tests.helpers.accounts_help import registered
+from tests.helpers.webhelp import Visitor
 
 
 async def new_bot(base_url: str, prefix: str = "r") -> tuple[Visitor, str, str]:

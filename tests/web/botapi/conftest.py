@@ -4,21 +4,15 @@ tests; keyword arguments change settings), with the web and community helpers im
 from __future__ import annotations
 
 import dataclasses
-import sys
 import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import uvicorn
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "community"))
-
-from webhelp import ServerThread  # noqa: E402
-
-from kva.web.app import create_app  # noqa: E402
+from kva.web.app import create_app
+from tests.helpers.webhelp import ServerThread
 
 
 class Server(ServerThread):

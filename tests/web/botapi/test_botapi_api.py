@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 import websockets
-from accounts_help import registered
-from botapi_help import ApiClient, Stream, new_bot
-from test_web_secrecy import check_fair, check_messages, positions
-from webhelp import ServerThread, Socket, Visitor
+
+from tests.helpers.accounts_help import registered
+from tests.helpers.webhelp import ServerThread, Socket, Visitor
+from tests.web.botapi.botapi_help import ApiClient, Stream, new_bot
+from tests.web.test_web_secrecy import check_fair, check_messages, positions
 
 
 def greedy(view: dict[str, Any]) -> dict[str, Any] | None:

@@ -8,7 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from botapi_help import ApiClient, new_bot
+
+from tests.web.botapi.botapi_help import ApiClient, new_bot
 
 
 async def test_failed_bot_token_authentications_are_limited_per_address(

@@ -12,16 +12,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from accounts_help import registered
-from botapi_help import new_bot
-from webhelp import play_out
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
-from servers import Server, serving  # noqa: E402
+from kva.rules.record import verify_record
+from tests.helpers.accounts_help import registered
+from tests.helpers.servers import Server, serving
+from tests.helpers.webhelp import play_out
+from tests.web.botapi.botapi_help import new_bot
 
-from kva.rules.record import verify_record  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CLIENT = ROOT / "examples" / "bot_client.py"
 
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import httpx
 import pytest
-from botapi_help import ApiClient, Stream, new_bot
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from test_web_fuzz import JSON_VALUES, NESTED, NOT_UTF8
 
 from kva.web.botapi import MAX_BODY
+from tests.web.botapi.botapi_help import ApiClient, Stream, new_bot
+from tests.web.test_web_fuzz import JSON_VALUES, NESTED, NOT_UTF8
 
 CODES = {"bad_json", "unknown_field", "missing_field", "bad_type", "too_big", "illegal",
          "stale", "not_your_turn", "over"}

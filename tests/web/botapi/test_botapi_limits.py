@@ -10,14 +10,14 @@ from typing import Any
 
 import httpx
 import pytest
-from accounts_help import registered
-from botapi_help import ApiClient, Stream, new_bot
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
 from kva.storage.botapi import Challenge
 from kva.storage.models import User
 from kva.web.security import parse_trusted_proxies
+from tests.helpers.accounts_help import registered
+from tests.web.botapi.botapi_help import ApiClient, Stream, new_bot
 
 
 async def test_rate_limit_per_token(make_server: Callable[..., Any],

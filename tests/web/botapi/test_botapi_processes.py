@@ -11,9 +11,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from accounts_help import registered
-from botapi_help import ApiClient, Stream, new_bot
-from redis_help import REDIS_URL, redis_up
+
+from tests.helpers.accounts_help import registered
+from tests.helpers.redis_help import REDIS_URL, redis_up
+from tests.web.botapi.botapi_help import ApiClient, Stream, new_bot
 
 
 async def test_bot_on_one_process_person_on_another(make_server: Callable[..., Any]) -> None:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from botapi_help import ApiClient, Stream, new_bot
-from test_web_secrecy import check_fair, check_messages, positions
-from webhelp import ServerThread, Visitor
+from tests.helpers.webhelp import ServerThread, Visitor
+from tests.web.botapi.botapi_help import ApiClient, Stream, new_bot
+from tests.web.test_web_secrecy import check_fair, check_messages, positions
 
 
 def first_play(state: dict[str, Any]) -> dict[str, Any] | None:
