@@ -1,5 +1,6 @@
-"""Fixtures every database-backed test folder shares: a fresh database per test, and a migrated
-session factory on it (``sessions``).
+"""Fixtures every database-backed test folder shares: a fresh database per test, a migrated
+session factory on it (``sessions``), a started broker (``broker``), and servers on the database
+in this process (``make_server``, ``server``).
 
 SQLite by default (a new file per test). With
 ``KVA_TEST_DATABASE_URL=postgresql+asyncpg://postgres@127.0.0.1:5432/<db>`` the session creates
@@ -12,15 +13,20 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from sqlalchemy.engine import make_url
 
+# The web and service modules are imported inside the fixtures that need them, so the folders
+# that need no database (rules, bots, learning, i18n) never import them.
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import async_sessionmaker
+
+    from kva.service.broker import Broker
+    from tests.helpers.webhelp import ServerThread
 
 PG_URL = os.environ.get("KVA_TEST_DATABASE_URL")
 
@@ -82,3 +88,46 @@ async def sessions(database_url: str) -> AsyncIterator[async_sessionmaker]:
         yield session_factory(engine)
     finally:
         await engine.dispose()
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def broker(request: pytest.FixtureRequest) -> AsyncIterator[Broker]:
+    """A started broker: in memory, and on Redis (skipped without one at ``REDIS_URL``)."""
+    from kva.service.broker import MemoryBroker, RedisBroker
+    from tests.helpers.redis_help import REDIS_URL, redis_up
+
+    if request.param == "redis":
+        if not await redis_up():
+            pytest.skip(f"no Redis at {REDIS_URL}")
+        b: Broker = RedisBroker(REDIS_URL)
+    else:
+        b = MemoryBroker()
+    await b.start()
+    yield b
+    await b.stop()
+
+
+@pytest.fixture
+def make_server(database_url: str) -> Iterator[Callable[..., ServerThread]]:
+    """Start servers on ``database_url`` (``broker_url`` optional; keyword arguments change
+    their settings, see :class:`~tests.helpers.webhelp.ServerThread`). All are stopped at the
+    end of the test."""
+    from tests.helpers.webhelp import ServerThread
+
+    servers: list[ServerThread] = []
+
+    def make(broker_url: str | None = None, **settings: Any) -> ServerThread:
+        server = ServerThread(database_url, broker_url, **settings).start()
+        servers.append(server)
+        return server
+
+    yield make
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture
+def server(make_server: Callable[..., ServerThread]) -> ServerThread:
+    """One server with the in-memory broker."""
+    return make_server()
+

@@ -32,17 +32,21 @@ def free_port() -> int:
 
 
 class ServerThread:
-    """``create_app`` served by uvicorn in a thread (its own event loop), like ``kva serve``."""
+    """``create_app`` served by uvicorn in a thread (its own event loop), like ``kva serve``.
 
-    def __init__(self, database_url: str, broker_url: str | None = None) -> None:
+    ``settings`` are :class:`Settings` fields to change (``dataclasses.replace``) on top of the
+    test defaults: no pauses before forced and bot moves, and no per-socket rate limit."""
+
+    def __init__(self, database_url: str, broker_url: str | None = None,
+                 **settings: Any) -> None:
         self.port = free_port()
         self.settings = Settings(database_url=database_url, broker_url=broker_url,
                                  secret_key=SECRET, port=self.port, forced_delay=0.0,
                                  bot_delay=0.0, seed_wait=0.0)
         # Tests play whole matches as fast as the server answers: no per-socket rate limit
-        # unless a test sets one (tests/community/test_ws_hardening.py does).
-        self.settings = dataclasses.replace(self.settings, ws_rate=1e6, ws_burst=10**6,
-                                            ws_flood=10**6)
+        # unless a test sets one (tests/web/test_ws_hardening.py does).
+        unlimited = {"ws_rate": 1e6, "ws_burst": 10**6, "ws_flood": 10**6}
+        self.settings = dataclasses.replace(self.settings, **{**unlimited, **settings})
         self.executor = ThreadPoolExecutor(max_workers=2)
         self.app = create_app(self.settings, bot_executor=self.executor)
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",

@@ -4,7 +4,6 @@ look-alikes, and whole-origin checks."""
 
 from __future__ import annotations
 
-import dataclasses
 import secrets
 import threading
 from collections.abc import Callable
@@ -16,7 +15,6 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
 from kva.storage.models import SessionRow, User
-from kva.web.app import create_app
 from kva.web.security import parse_trusted_proxies
 from tests.helpers.accounts_help import PASSWORD, login, register, registered
 from tests.helpers.webhelp import ServerThread, Visitor
@@ -29,9 +27,7 @@ async def _count(sessions: async_sessionmaker, model: Any) -> int:
 
 def _plain_server(database_url: str, **settings: Any) -> ServerThread:
     """A server like ``kva serve``: uvicorn believes no forwarded header itself."""
-    server = ServerThread(database_url)
-    server.settings = dataclasses.replace(server.settings, **settings)
-    server.app = create_app(server.settings, bot_executor=server.executor)
+    server = ServerThread(database_url, **settings)
     config = uvicorn.Config(server.app, host="127.0.0.1", port=server.port, log_level="warning",
                             lifespan="on", proxy_headers=False)
     server.server = uvicorn.Server(config)

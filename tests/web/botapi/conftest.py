@@ -1,53 +1,20 @@
-"""Fixtures of the bot API tests: servers on the test database (in this process, like the web
-tests; keyword arguments change settings), with the web and community helpers importable."""
+"""Fixtures of the bot API tests: the servers of ``tests/conftest.py`` (in this process, like
+the web tests; keyword arguments change settings), with no per-token rate limit."""
 
 from __future__ import annotations
 
-import dataclasses
-import threading
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable
 
 import pytest
-import uvicorn
 
-from kva.web.app import create_app
 from tests.helpers.webhelp import ServerThread
 
 
-class Server(ServerThread):
-    """The web test server with settings changed (``dataclasses.replace``)."""
-
-    def __init__(self, database_url: str, broker_url: str | None = None,
-                 **settings: Any) -> None:
-        super().__init__(database_url, broker_url)
-        if settings:
-            self.settings = dataclasses.replace(self.settings, **settings)
-            self.app = create_app(self.settings, bot_executor=self.executor)
-            config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port,
-                                    log_level="warning", ws_max_size=64 * 1024, lifespan="on")
-            self.server = uvicorn.Server(config)
-            self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-
 @pytest.fixture
-def make_server(database_url: str,
-                monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Server]]:
-    # Test bots move as fast as the server answers: no per-token rate limit unless a test
-    # sets one (test_botapi_limits.py does).
+def make_server(monkeypatch: pytest.MonkeyPatch,
+                make_server: Callable[..., ServerThread]) -> Callable[..., ServerThread]:
+    """The shared ``make_server``, its bots moving as fast as the server answers: no per-token
+    rate limit unless a test sets one (test_botapi_limits.py does). ``monkeypatch`` comes first
+    so that the limit is restored only after the servers have stopped."""
     monkeypatch.setenv("KVA_BOT_API_RATE", "1000000/minute")
-    servers: list[Server] = []
-
-    def make(broker_url: str | None = None, **settings: Any) -> Server:
-        server = Server(database_url, broker_url, **settings).start()
-        servers.append(server)  # type: ignore[arg-type]
-        return server  # type: ignore[return-value]
-
-    yield make
-    for server in servers:
-        server.stop()
-
-
-@pytest.fixture
-def server(make_server: Callable[..., Server]) -> Server:
-    return make_server()
+    return make_server
