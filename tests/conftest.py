@@ -1,6 +1,6 @@
 """Fixtures every database-backed test folder shares: a fresh database per test, a migrated
-session factory on it (``sessions``), a started broker (``broker``), and servers on the database
-in this process (``make_server``, ``server``).
+session factory on it (``sessions``), a started broker (``broker``), servers on the database in
+this process (``make_server``, ``server``) and a play service on it (``play``).
 
 SQLite by default (a new file per test). With
 ``KVA_TEST_DATABASE_URL=postgresql+asyncpg://postgres@127.0.0.1:5432/<db>`` the session creates
@@ -14,6 +14,7 @@ import asyncio
 import os
 import secrets
 from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import async_sessionmaker
 
     from kva.service.broker import Broker
+    from kva.service.play import PlayService
     from tests.helpers.webhelp import ServerThread
 
 PG_URL = os.environ.get("KVA_TEST_DATABASE_URL")
@@ -131,3 +133,23 @@ def server(make_server: Callable[..., ServerThread]) -> ServerThread:
     """One server with the in-memory broker."""
     return make_server()
 
+
+@pytest.fixture
+def bot_pool() -> Iterator[ThreadPoolExecutor]:
+    """The thread the bots of a test's play service think in."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        yield pool
+
+
+@pytest.fixture
+async def play(sessions: async_sessionmaker, bot_pool: ThreadPoolExecutor
+               ) -> AsyncIterator[PlayService]:
+    """A play service on the test database (:func:`tests.helpers.play.make_play`: forced and
+    bot moves at once), its bots in ``bot_pool``; stopped at the end of the test."""
+    from tests.helpers.play import make_play
+
+    service = make_play(sessions, bot_executor=bot_pool)
+    try:
+        yield service
+    finally:
+        await service.stop()

@@ -100,10 +100,10 @@ async def store_match(sessions: async_sessionmaker, seats: list[tuple[User | Non
     """A new active match between the given (user, bot) seats, written to the database the
     servers share (they load it on first use); its id. It has no clock: only each player's
     first move is timed, ``first_move_timeout`` seconds."""
-    from kva.service.broker import MemoryBroker
-    from kva.service.play import PlayService, Seat
+    from kva.service.play import Seat
+    from tests.helpers.play import make_play
 
-    play = PlayService(sessions, MemoryBroker(), first_move_timeout=first_move_timeout)
+    play = make_play(sessions, first_move_timeout=first_move_timeout)
     row = play.prepare_match(
         [Seat(u.id, u.nickname) if u is not None else Seat(bot=b) for u, b in seats],
         target, "draw", rated=rated)

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import async_sessionmaker
 from kva.service.broker import RedisBroker
 from kva.service.play import PlayService
 from kva.service.play.owners import Owners
+from tests.helpers.play import make_play
 from tests.helpers.redis_help import REDIS_URL, redis_up
 
 
@@ -41,8 +42,8 @@ class Cluster:
         watch_s = self.watch_s if watch_s is None else watch_s
         if watch_s is not None:
             owners.watch_s = watch_s
-        play = PlayService(self.sessions, broker, forced_delay=3600, bot_delay=3600,
-                           rng_factory=random.Random, owners=owners)
+        play = make_play(self.sessions, broker, forced_delay=3600, bot_delay=3600,
+                         rng_factory=random.Random, owners=owners)
         await play.start()
         self.services.append(play)
         return play

@@ -6,30 +6,15 @@ from __future__ import annotations
 
 import io
 import logging
-from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from sqlalchemy import update
 
 from kva.commands.coins import run_audit
-from kva.service.broker import MemoryBroker
-from kva.service.play import PlayService
 from kva.storage.ledger import CoinAccount
 from kva.storage.models import SessionRow
 from tests.helpers.coins_help import open_coin_table
 from tests.helpers.community_help import make_user
-
-
-@pytest.fixture
-async def play(sessions) -> AsyncIterator[PlayService]:
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        service = PlayService(sessions, MemoryBroker(), forced_delay=0, bot_delay=0,
-                              bot_executor=pool)
-        try:
-            yield service
-        finally:
-            await service.stop()
 
 
 async def test_audit_exit_status_discrepancies_and_suspicious_pairs(

@@ -13,7 +13,6 @@ import pytest
 from sqlalchemy import func, select
 
 from kva.service import coins
-from kva.service.broker import MemoryBroker
 from kva.service.coins import CoinError
 from kva.service.errors import PlayError
 from kva.service.play import PlayService
@@ -21,6 +20,7 @@ from kva.storage.ledger import CoinEntry
 from kva.storage.models import MatchRow
 from tests.helpers.coins_help import open_coin_table, run_audit, wallet_balance
 from tests.helpers.community_help import make_user
+from tests.helpers.play import make_play
 
 
 @pytest.fixture
@@ -28,8 +28,7 @@ async def plays(sessions) -> AsyncIterator[list[PlayService]]:
     """Two play services on one database, as two processes would be (own caches, own
     locks)."""
     with ThreadPoolExecutor(max_workers=2) as pool:
-        services = [PlayService(sessions, MemoryBroker(), forced_delay=0, bot_delay=0,
-                                bot_executor=pool) for _ in range(2)]
+        services = [make_play(sessions, bot_executor=pool) for _ in range(2)]
         try:
             yield services
         finally:

@@ -3,28 +3,12 @@ match starts with both stakes in escrow, and a stake is checked before the searc
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
-
 import pytest
 
-from kva.service.broker import MemoryBroker
-from kva.service.play import PlayService
 from kva.service.quickgame import QuickGame, QuickGameError
 from kva.storage.models import MatchRow
 from tests.helpers.coins_help import run_audit, wallet_balance
 from tests.helpers.community_help import make_user
-
-
-@pytest.fixture
-async def play(sessions) -> AsyncIterator[PlayService]:
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        service = PlayService(sessions, MemoryBroker(), forced_delay=0, bot_delay=0,
-                              bot_executor=pool)
-        try:
-            yield service
-        finally:
-            await service.stop()
 
 
 async def test_only_players_of_the_same_stake_are_paired(sessions, play) -> None:

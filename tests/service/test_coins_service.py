@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import select
 
 from kva.service import coins
-from kva.service.broker import MemoryBroker
 from kva.service.coins import CoinError
 from kva.service.errors import PlayError
 from kva.service.play import PlayService
@@ -21,17 +18,6 @@ from kva.storage.ledger import CoinEntry
 from kva.storage.models import MatchRow
 from tests.helpers.coins_help import open_coin_table, run_audit, wallet_balance
 from tests.helpers.community_help import make_user
-
-
-@pytest.fixture
-async def play(sessions) -> AsyncIterator[PlayService]:
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        service = PlayService(sessions, MemoryBroker(), forced_delay=0, bot_delay=0,
-                              bot_executor=pool)
-        try:
-            yield service
-        finally:
-            await service.stop()
 
 
 async def _lose(sessions, play: PlayService, user, stakes: list[int]) -> None:  # type: ignore[no-untyped-def]

@@ -15,7 +15,6 @@ import pytest
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
 from kva.rules import DRAW, PASS, Match
-from kva.service.broker import MemoryBroker
 from kva.service.errors import PlayError
 from kva.service.history import history
 from kva.service.play import PlayService
@@ -23,6 +22,7 @@ from kva.service.play.clock import HAND_PAUSE_MS, Clock, check_clock
 from kva.service.presence import Presence
 from kva.storage.models import MatchRow, User
 from tests.helpers.community_help import make_user
+from tests.helpers.play import make_play
 
 BLITZ_MOVE, BLITZ_RESERVE = 10_000, 60_000
 
@@ -38,8 +38,7 @@ class Wall:
 
 
 def _service(sessions: async_sessionmaker, wall: Wall, pool: ThreadPoolExecutor) -> PlayService:
-    return PlayService(sessions, MemoryBroker(), forced_delay=0, bot_delay=0,
-                       bot_executor=pool, now_ms=wall)
+    return make_play(sessions, bot_executor=pool, now_ms=wall)
 
 
 @pytest.fixture
@@ -327,10 +326,9 @@ async def test_a_clock_replaces_the_first_move_timeout(sessions, play) -> None:
 async def test_a_match_keeps_the_times_of_its_preset_when_the_presets_change(
         sessions, wall) -> None:  # type: ignore[no-untyped-def]
     with ThreadPoolExecutor(max_workers=1) as pool:
-        quick = PlayService(sessions, MemoryBroker(), forced_delay=0, bot_delay=0,
-                            bot_executor=pool, now_ms=wall,
-                            clock_presets={"blitz": (3, 30), "standard": (20, 120),
-                                           "relaxed": (45, 300)})
+        quick = make_play(sessions, bot_executor=pool, now_ms=wall,
+                          clock_presets={"blitz": (3, 30), "standard": (20, 120),
+                                         "relaxed": (45, 300)})
         match_id, users = await _quick_game(sessions, quick)
         state = await _running(quick, match_id, users)
         assert (state["clock"]["per_move"], state["clock"]["reserve_s"]) == (3, 30)

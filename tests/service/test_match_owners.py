@@ -18,12 +18,12 @@ from sqlalchemy.ext.asyncio import async_sessionmaker
 
 from kva.rules import verify_record
 from kva.service import PlayError
-from kva.service.broker import MemoryBroker
 from kva.service.play import PlayService, topic
 from kva.storage import repo
 from kva.storage.models import MatchAction
 from tests.helpers.community_help import make_user
 from tests.helpers.owners_help import Cluster, running_cluster
+from tests.helpers.play import make_play
 
 
 @pytest.fixture
@@ -72,7 +72,7 @@ async def _finished_record(sessions: async_sessionmaker, match_id: str) -> dict[
 
 
 def test_one_process_alone_has_no_owners(sessions: async_sessionmaker) -> None:
-    play = PlayService(sessions, MemoryBroker())
+    play = make_play(sessions)
     assert play.owners is None  # the embedded default: every change made here, no extra hop
 
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -16,22 +14,12 @@ from kva.rules import DRAW, Match, player_view
 from kva.service.broker import MemoryBroker
 from kva.service.errors import NotFound, WrongPassword
 from kva.service.events import action_event
-from kva.service.play import PlayService
 from kva.service.rematch import RematchService
 from kva.storage.models import MatchRow
 from tests.helpers.community_help import make_user
+from tests.helpers.play import make_play
 
 TILE = re.compile(r"\b[0-6]-[0-6]\b")
-
-
-def _service(sessions: Any, pool: ThreadPoolExecutor) -> PlayService:
-    return PlayService(sessions, MemoryBroker(), forced_delay=0, bot_delay=0, bot_executor=pool)
-
-
-@pytest.fixture
-async def pool() -> AsyncIterator[ThreadPoolExecutor]:
-    with ThreadPoolExecutor(max_workers=1) as executor:
-        yield executor
 
 
 async def _row(sessions: Any, match_id: str) -> MatchRow:
@@ -41,8 +29,8 @@ async def _row(sessions: Any, match_id: str) -> MatchRow:
     return row
 
 
-async def test_a_waiting_table_is_dealt_only_when_the_match_starts(sessions, pool) -> None:  # type: ignore[no-untyped-def]
-    play = _service(sessions, pool)
+async def test_a_waiting_table_is_dealt_only_when_the_match_starts(sessions, bot_pool) -> None:  # type: ignore[no-untyped-def]
+    play = make_play(sessions, bot_executor=bot_pool)
     a, b = await make_user(sessions), await make_user(sessions)
     for opponent in ("friend", "open"):
         match_id, token = await play.create_match(a.id, a.nickname, opponent, 75, "draw")
@@ -55,7 +43,7 @@ async def test_a_waiting_table_is_dealt_only_when_the_match_starts(sessions, poo
     # A restart (a fresh service on the same database) still holds an undealt waiting table,
     # and the second player joining through it deals and starts the match.
     await play.stop()
-    again = _service(sessions, pool)
+    again = make_play(sessions, bot_executor=bot_pool)
     await again.start()
     assert not TILE.search(str(await again.state_for(match_id, a.id)))
     joined_id, seat = await again.join_table(token, b.id, b.nickname, None)
@@ -68,8 +56,8 @@ async def test_a_waiting_table_is_dealt_only_when_the_match_starts(sessions, poo
     await again.stop()
 
 
-async def test_a_cancelled_table_never_had_a_deal(sessions, pool) -> None:  # type: ignore[no-untyped-def]
-    play = _service(sessions, pool)
+async def test_a_cancelled_table_never_had_a_deal(sessions, bot_pool) -> None:  # type: ignore[no-untyped-def]
+    play = make_play(sessions, bot_executor=bot_pool)
     a = await make_user(sessions)
     match_id, _token = await play.create_match(a.id, a.nickname, "friend", 75, "draw")
     assert await play.cancel_waiting(match_id, a.id)
@@ -79,8 +67,8 @@ async def test_a_cancelled_table_never_had_a_deal(sessions, pool) -> None:  # ty
     await play.stop()
 
 
-async def test_loading_unknown_matches_leaves_no_lock_behind(sessions, pool) -> None:  # type: ignore[no-untyped-def]
-    play = _service(sessions, pool)
+async def test_loading_unknown_matches_leaves_no_lock_behind(sessions, bot_pool) -> None:  # type: ignore[no-untyped-def]
+    play = make_play(sessions, bot_executor=bot_pool)
     for i in range(50):
         with pytest.raises(NotFound):
             await play.info(f"nosuchmatch{i}", None)
@@ -93,8 +81,9 @@ async def test_loading_unknown_matches_leaves_no_lock_behind(sessions, pool) -> 
     await play.stop()
 
 
-async def test_a_password_table_is_watched_only_by_who_gave_the_password(sessions, pool) -> None:  # type: ignore[no-untyped-def]
-    play = _service(sessions, pool)
+async def test_a_password_table_is_watched_only_by_who_gave_the_password(
+        sessions, bot_pool) -> None:  # type: ignore[no-untyped-def]
+    play = make_play(sessions, bot_executor=bot_pool)
     a, b, c, d = [await make_user(sessions) for _ in range(4)]
     match_id, token = await play.create_match(a.id, a.nickname, "friend", 75, "draw", "sesame")
     assert token is not None
@@ -109,7 +98,7 @@ async def test_a_password_table_is_watched_only_by_who_gave_the_password(session
     assert await play.join_table(token, c.id, c.nickname, "sesame") == (match_id, None)
     # The right is stored: another process (a fresh service) honours it, and the link no
     # longer asks c for the password.
-    other = _service(sessions, pool)
+    other = make_play(sessions, bot_executor=bot_pool)
     assert (await other.info(match_id, c.id)).may_watch
     assert not (await other.info(match_id, d.id)).may_watch
     assert await other.join_table(token, c.id, c.nickname, None) == (match_id, None)
@@ -120,8 +109,9 @@ async def test_a_password_table_is_watched_only_by_who_gave_the_password(session
     await other.stop()
 
 
-async def test_the_rematch_of_a_private_match_is_private_to_the_same_people(sessions, pool) -> None:  # type: ignore[no-untyped-def]
-    play = _service(sessions, pool)
+async def test_the_rematch_of_a_private_match_is_private_to_the_same_people(
+        sessions, bot_pool) -> None:  # type: ignore[no-untyped-def]
+    play = make_play(sessions, bot_executor=bot_pool)
     a, b, c, d = [await make_user(sessions) for _ in range(4)]
     match_id, token = await play.create_match(a.id, a.nickname, "friend", 75, "draw", "sesame")
     assert token is not None

@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -17,17 +15,6 @@ from kva.service.play import PlayService, Seat, topic
 from kva.service.presence import Presence
 from kva.storage.models import MatchRow
 from tests.helpers.community_help import make_user
-
-
-@pytest.fixture
-async def play(sessions) -> AsyncIterator[PlayService]:
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        service = PlayService(sessions, MemoryBroker(), forced_delay=0, bot_delay=0,
-                              bot_executor=pool)
-        try:
-            yield service
-        finally:
-            await service.stop()
 
 
 class _Watcher:

@@ -16,13 +16,14 @@ from kva.service.play import PlayService, topic
 from kva.service.rematch import RematchService
 from kva.storage.models import MatchRow
 from tests.helpers.community_help import finished_match, make_user
+from tests.helpers.play import make_play
 
 
 @pytest.fixture
 async def services(sessions) -> AsyncIterator[tuple[PlayService, RematchService, MemoryBroker]]:
     broker = MemoryBroker()
     with ThreadPoolExecutor(max_workers=1) as pool:
-        play = PlayService(sessions, broker, forced_delay=0, bot_delay=0, bot_executor=pool)
+        play = make_play(sessions, broker, bot_executor=pool)
         try:
             yield play, RematchService(sessions, broker, play), broker
         finally:

@@ -23,12 +23,13 @@ from kva.service.play.commit import record_of
 from kva.storage import journal, repo
 from kva.storage.models import MatchAction
 from tests.helpers.community_help import make_user
+from tests.helpers.play import make_play
 
 
 def _service(sessions: async_sessionmaker, broker: MemoryBroker | None = None) -> PlayService:
     # a wall clock that stands still: the states compared show the same time left
-    return PlayService(sessions, broker or MemoryBroker(), forced_delay=3600, bot_delay=3600,
-                       rng_factory=random.Random, now_ms=lambda: 1_700_000_000_000)
+    return make_play(sessions, broker, forced_delay=3600, bot_delay=3600,
+                     rng_factory=random.Random, now_ms=lambda: 1_700_000_000_000)
 
 
 async def _new_match(

@@ -18,11 +18,11 @@ import pytest
 
 from kva.rules import verify_record
 from kva.rules.fair import commitment
-from kva.service.broker import MemoryBroker
 from kva.service.play import PlayService, Seat
 from kva.service.play.commit import record_of as record_of_live
 from kva.storage import repo
 from kva.storage.models import MatchFair
+from tests.helpers.play import make_play
 from tests.helpers.webhelp import Visitor
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,8 +136,7 @@ def service_factory(sessions: Any) -> Any:
     made: list[PlayService] = []
 
     def make(seed_wait: float = 0.0) -> PlayService:
-        service = PlayService(sessions, MemoryBroker(), forced_delay=0, bot_delay=0,
-                              seed_wait=seed_wait)
+        service = make_play(sessions, seed_wait=seed_wait)
         made.append(service)
         return service
 
