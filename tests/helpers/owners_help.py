@@ -1,6 +1,6 @@
 """Play services ("processes") on one database and one Redis, each with its own broker and
 match owners, as several ``kva serve`` processes would be (the owner tests of
-tests/community and tests/web)."""
+tests/service and tests/web)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ with the state), and renews the watch while its sockets stay; a watch not renewe
 match taken over is sent to everyone until the watchers have found the new owner.
 
 Two or three play services ("processes") on one database and one Redis, each with its own
-broker, as in tests/community/test_match_owners.py; a socket is what kva.web.ws makes of one (a
+broker, as in tests/service/test_match_owners.py; a socket is what kva.web.ws makes of one (a
 subscription of the topic, a watcher of the play service, a ``hello`` answered by
 ``state_for``). One test runs two real app instances with WebSockets.
 """
