@@ -22,7 +22,8 @@ no_db_tests=()
 for dir in tests/*/; do
   dir=${dir%/}
   case "$dir" in
-    tests/web|tests/e2e|tests/community|tests/botapi|tests/multiproc) db_tests+=("$dir") ;;
+    tests/helpers|tests/__pycache__) ;;  # modules the tests import, no tests of their own
+    tests/service|tests/storage|tests/web|tests/e2e|tests/multiproc) db_tests+=("$dir") ;;
     *) no_db_tests+=("$dir") ;;
   esac
 done

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import random
 
-from botshelp import positions, reshuffled
-
 from kva.bots import BOTS, Bot, make_bot
 from kva.bots.hard import HardBot
 from kva.bots.hard_v1 import HardV1Bot
 from kva.bots.hard_v2 import HardV2Bot
 from kva.rules import player_view
+from tests.bots.botshelp import positions, reshuffled
 
 
 def blind_bots() -> list[Bot]:

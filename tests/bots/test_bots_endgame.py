@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import random
 
-from botshelp import positions
-
 from kva.bots.endgame import Exhausted, solve_moves
 from kva.bots.hard import HardBot
 from kva.bots.knowledge import Knowledge
 from kva.rules.engine import HandState
+from tests.bots.botshelp import positions
 
 
 def _minimax(state: HandState, me: int) -> float:

@@ -6,10 +6,9 @@ from __future__ import annotations
 import hashlib
 import random
 
-from botshelp import positions
-
 from kva.bots import BOTS, MEASUREMENT_BOTS, PLAYER_LEVELS
 from kva.bots.hard_v1 import HardV1Bot
+from tests.bots.botshelp import positions
 
 
 def _digest(bot: HardV1Bot, seed: int, choices: int) -> str:

@@ -7,10 +7,9 @@ from __future__ import annotations
 import hashlib
 import random
 
-from botshelp import positions
-
 from kva.bots import BOTS, MEASUREMENT_BOTS, PLAYER_LEVELS, Bot
 from kva.bots.hard_v2 import HardV2Bot
+from tests.bots.botshelp import positions
 
 
 def _digest(bot: Bot, seed: int, choices: int) -> str:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import random
 
-from botshelp import positions
-
 from kva.bots.knowledge import HELD, Knowledge
 from kva.rules.engine import NUMBER_MASK, TILE_BIT, mask_of
+from tests.bots.botshelp import positions
 
 
 def test_the_real_opponent_hand_is_always_among_the_possible_tiles() -> None:

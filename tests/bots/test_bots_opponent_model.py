@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from botshelp import positions, reshuffled
 
 from kva.bots.base import Bot
 from kva.bots.hard import HardBot
@@ -28,6 +27,7 @@ from kva.bots.opponent_train import generate, train
 from kva.bots.simple import GreedyBot
 from kva.cli import main
 from kva.rules import PlayerView, player_view
+from tests.bots.botshelp import positions, reshuffled
 
 
 def _tiny(seed: int) -> str:

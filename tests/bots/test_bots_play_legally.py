@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import random
 
-from botshelp import positions
-
 from kva.bots import BOTS, PLAYER_LEVELS, Bot, make_bot
 from kva.bots.hard import HardBot
 from kva.bots.hard_v1 import SeerBot
+from tests.bots.botshelp import positions
 
 #: The production code with a small search budget, to keep the suite fast.
 TEST_HARD = {"playouts": 12, "candidates": 2}

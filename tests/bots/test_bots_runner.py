@@ -7,10 +7,10 @@ import random
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from botshelp import positions
 
 from kva.bots import make_bot
 from kva.bots.runner import choose_in_executor, decide, shutdown
+from tests.bots.botshelp import positions
 
 
 def _choice_views(count: int) -> list:  # type: ignore[type-arg]

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import random
 
-from botshelp import positions
-
 from kva.bots.fast import code_pips, points_of
 from kva.bots.simple import EasyBot, GreedyBot
+from tests.bots.botshelp import positions
 
 
 def _engine_points(match_state: object, code: int) -> int:

@@ -7,13 +7,13 @@ from __future__ import annotations
 import random
 
 import pytest
-from botshelp import positions
 
 from kva.bots.hard import HardBot
 from kva.bots.knowledge import Knowledge
 from kva.bots.playout import playout as smart_playout
 from kva.rules import PlayerView
 from kva.rules.engine import HandState
+from tests.bots.botshelp import positions
 
 
 def _choices(seed: int, count: int, bazaar: str | None = None) -> list[PlayerView]:

@@ -10,13 +10,13 @@ from collections.abc import Iterator
 from typing import cast
 
 import pytest
-from botshelp import positions
 
 from kva.bots.hard import HardBot
 from kva.bots.ismcts import MY_DRAW, Node, edge_key, most_visited, tree_search
 from kva.bots.knowledge import Knowledge
 from kva.rules import DRAW
 from kva.rules.engine import HandState
+from tests.bots.botshelp import positions
 
 
 class TwoPlyGame:

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_helpers import SHOTS, STEP_MS
-from servers import Server, serving
+
+from tests.e2e.e2e_helpers import SHOTS, STEP_MS
+from tests.helpers.servers import Server, serving
 
 HERE = Path(__file__).resolve().parent
 CHROMIUM = Path("/usr/bin/chromium")

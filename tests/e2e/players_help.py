@@ -4,20 +4,15 @@ written straight into the server's database, each browser signed in by a session
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
-from e2e_helpers import Game
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "community"))
-from community_help import finished_match, make_user, store_match  # noqa: E402
-
-from kva.service.ratings import rate_finished_match  # noqa: E402
-from kva.service.sessions import open_session  # noqa: E402
-from kva.storage.db import create_engine, session_factory  # noqa: E402
+from kva.service.ratings import rate_finished_match
+from kva.service.sessions import open_session
+from kva.storage.db import create_engine, session_factory
+from tests.e2e.e2e_helpers import Game
+from tests.helpers.community_help import finished_match, make_user, store_match
 
 
 def database_url(server: Any) -> str:

@@ -10,9 +10,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from e2e_helpers import Game, norm_tile, play_until_over, shot, start_match
 
 from kva.rules import verify_record
+from tests.e2e.e2e_helpers import Game, norm_tile, play_until_over, shot, start_match
 
 pytestmark = pytest.mark.browser
 

@@ -13,7 +13,8 @@ from typing import Any
 
 import httpx
 import pytest
-from e2e_helpers import Game, play_until_over, tid
+
+from tests.e2e.e2e_helpers import Game, play_until_over, tid
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,7 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from e2e_helpers import Game, share_link, shot, start_match, tid
+
+from tests.e2e.e2e_helpers import Game, share_link, shot, start_match, tid
 
 pytestmark = pytest.mark.browser
 

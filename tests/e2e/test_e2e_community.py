@@ -13,7 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from e2e_helpers import Game, play_until_over, shot, start_match, tid
+
+from tests.e2e.e2e_helpers import Game, play_until_over, shot, start_match, tid
 
 pytestmark = pytest.mark.browser
 

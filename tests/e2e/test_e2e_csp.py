@@ -9,7 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from e2e_helpers import start_match
+
+from tests.e2e.e2e_helpers import start_match
 
 pytestmark = pytest.mark.browser
 

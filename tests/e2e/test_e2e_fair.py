@@ -10,7 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from e2e_helpers import Game, shot, start_match
+
+from tests.e2e.e2e_helpers import Game, shot, start_match
 
 pytestmark = pytest.mark.browser
 

@@ -10,7 +10,16 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from e2e_helpers import Game, norm_tile, play_until_over, share_link, shot, start_match, tid
+
+from tests.e2e.e2e_helpers import (
+    Game,
+    norm_tile,
+    play_until_over,
+    share_link,
+    shot,
+    start_match,
+    tid,
+)
 
 pytestmark = pytest.mark.browser
 

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from e2e_helpers import Game, shot, tid
+
+from tests.e2e.e2e_helpers import Game, shot, tid
 
 pytestmark = pytest.mark.browser
 

@@ -7,9 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from e2e_helpers import shot, start_match, tid
 
 from kva.i18n import translations
+from tests.e2e.e2e_helpers import shot, start_match, tid
 
 pytestmark = pytest.mark.browser
 

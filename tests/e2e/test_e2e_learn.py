@@ -9,12 +9,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from e2e_helpers import SHOTS, play_until_over, shot, start_match, tid
 
 from kva.i18n import translations
 from kva.learn.lessons import STEPS, check
 from kva.rules import DRAW, PASS
 from kva.rules.engine import OPEN_BASE, TILE_NAME
+from tests.e2e.e2e_helpers import SHOTS, play_until_over, shot, start_match, tid
 
 pytestmark = pytest.mark.browser
 

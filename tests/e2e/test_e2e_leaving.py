@@ -13,9 +13,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from e2e_helpers import shot, tid
-from players_help import make_players, open_game, signed_in
-from servers import Server, serving
+
+from tests.e2e.e2e_helpers import shot, tid
+from tests.e2e.players_help import make_players, open_game, signed_in
+from tests.helpers.servers import Server, serving
 
 pytestmark = pytest.mark.browser
 GRACE_S = 2

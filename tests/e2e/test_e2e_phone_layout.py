@@ -13,9 +13,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from e2e_helpers import set_field, shot, tid
 
 from kva.i18n import translations
+from tests.e2e.e2e_helpers import set_field, shot, tid
 
 pytestmark = pytest.mark.browser
 

@@ -18,10 +18,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from e2e_helpers import Game, play_until_over, shot, tid
-from players_help import make_players as _setup
-from players_help import open_game as _open_game
-from players_help import signed_in as _signed_in
+
+from tests.e2e.e2e_helpers import Game, play_until_over, shot, tid
+from tests.e2e.players_help import make_players as _setup
+from tests.e2e.players_help import open_game as _open_game
+from tests.e2e.players_help import signed_in as _signed_in
 
 pytestmark = pytest.mark.browser
 

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from e2e_helpers import Game, set_field, shot, tid
+
+from tests.e2e.e2e_helpers import Game, set_field, shot, tid
 
 pytestmark = pytest.mark.browser
 

@@ -15,8 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from multiproc_help import REDIS_URL, Nginx, ServeProcess, behind_nginx, redis_up
 from sqlalchemy.engine import make_url
+
+from tests.multiproc.multiproc_help import REDIS_URL, Nginx, ServeProcess, behind_nginx, redis_up
 
 PG_URL = os.environ.get("KVA_TEST_DATABASE_URL", "")
 

@@ -10,7 +10,14 @@ from pathlib import Path
 
 import httpx
 import pytest
-from multiproc_help import ROUTE_HEADER, Nginx, RoutedSocket, ServeProcess, behind_nginx
+
+from tests.multiproc.multiproc_help import (
+    ROUTE_HEADER,
+    Nginx,
+    RoutedSocket,
+    ServeProcess,
+    behind_nginx,
+)
 
 QUICK = {"target": "75", "bazaar": "draw"}
 

@@ -10,9 +10,15 @@ import re
 import time
 
 import httpx
-from multiproc_help import ROUTE_HEADER, UPSTREAM_HEADER, Nginx, RoutedSocket, ServeProcess
 
 from kva.commands.bench_server import nginx_chash
+from tests.multiproc.multiproc_help import (
+    ROUTE_HEADER,
+    UPSTREAM_HEADER,
+    Nginx,
+    RoutedSocket,
+    ServeProcess,
+)
 
 
 def _counters(text: str) -> dict[str, str]:

@@ -12,7 +12,14 @@ from pathlib import Path
 import httpx
 import pytest
 import websockets
-from multiproc_help import ROUTE_HEADER, UPSTREAM_HEADER, Nginx, RoutedSocket, ServeProcess
+
+from tests.multiproc.multiproc_help import (
+    ROUTE_HEADER,
+    UPSTREAM_HEADER,
+    Nginx,
+    RoutedSocket,
+    ServeProcess,
+)
 
 QUICK = {"target": "175", "bazaar": "draw"}
 

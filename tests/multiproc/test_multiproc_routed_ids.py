@@ -10,7 +10,14 @@ from pathlib import Path
 
 import httpx
 import pytest
-from multiproc_help import ROUTE_HEADER, UPSTREAM_HEADER, Nginx, ServeProcess, behind_nginx
+
+from tests.multiproc.multiproc_help import (
+    ROUTE_HEADER,
+    UPSTREAM_HEADER,
+    Nginx,
+    ServeProcess,
+    behind_nginx,
+)
 
 
 @pytest.fixture

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from multiproc_help import RoutedSocket, ServeProcess
 from sqlalchemy import text
 
 from kva.rules import verify_record
 from kva.storage.db import create_engine
+from tests.multiproc.multiproc_help import RoutedSocket, ServeProcess
 
 #: Matches played at once (half created on each process; each has a player on each).
 MATCHES = 4

@@ -9,12 +9,12 @@ import random
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from ruleshelp import full_deal, random_match, row
 
 from kva.rules import DRAW, PASS, IllegalAction, Match, MatchOver, open_code, player_view
 from kva.rules.codes import OPEN_BASE
 from kva.rules.engine import HandState, LogEntry
 from kva.rules.tiles import TILE_COUNT, mask_of
+from tests.rules.ruleshelp import full_deal, random_match, row
 
 
 def _snapshot(match: Match) -> tuple[object, ...]:

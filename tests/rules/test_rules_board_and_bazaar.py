@@ -5,12 +5,12 @@ from __future__ import annotations
 import random
 
 import pytest
-from ruleshelp import endgame, full_deal, opening, play, state_of, t
 
 from kva.rules import DRAW, PASS, IllegalAction, open_code
 from kva.rules.codes import OPEN_BASE
 from kva.rules.engine import D, HandState, L, R, U
 from kva.rules.hand import DRAWABLE
+from tests.rules.ruleshelp import endgame, full_deal, opening, play, state_of, t
 
 # A later hand (any opening tile) where player 0 holds the tiles of the worked examples.
 EXAMPLE_DEAL = full_deal(

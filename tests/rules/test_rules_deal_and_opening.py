@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from ruleshelp import endgame, full_deal, play, random_match, state_of, t, tiles
 
 from kva.rules import DRAW, PASS, Deal, IllegalAction, Match, open_code, shuffled_deal
 from kva.rules.codes import OPEN_BASE
@@ -23,6 +22,7 @@ from kva.rules.tiles import (
     mask_of,
     parse_tile,
 )
+from tests.rules.ruleshelp import endgame, full_deal, play, random_match, state_of, t, tiles
 
 
 # ------------------------------------------------------------------ the set

@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ruleshelp import random_record, row
 
 from kva.cli import main
 from kva.rules import Match, RecordError, read_record, verify_record, write_record
@@ -36,6 +35,7 @@ from kva.rules.fair import (
 )
 from kva.rules.match import highest_double
 from kva.rules.tiles import TILE_COUNT, TILE_NAME
+from tests.rules.ruleshelp import random_record, row
 
 # The worked example of docs/fairness.md.
 SERVER = bytes(range(32)).hex()  # 000102...1f

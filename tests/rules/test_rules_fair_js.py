@@ -12,10 +12,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_rules_fair import CLIENTS, COMMITMENT, ORDER, REDEALT_CLIENT0, SERVER, fair_record
 
 from kva.rules.fair import commitment, derive_deal, first_hand_deal
 from kva.rules.tiles import TILE_NAME
+from tests.rules.test_rules_fair import (
+    CLIENTS,
+    COMMITMENT,
+    ORDER,
+    REDEALT_CLIENT0,
+    SERVER,
+    fair_record,
+)
 
 FAIR_JS = Path(__file__).resolve().parents[2] / "kva" / "web" / "static" / "fair.js"
 NODE = shutil.which("node")

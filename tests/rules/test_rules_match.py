@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 
 import pytest
-from ruleshelp import random_match
 
 from kva.rules import TARGETS, IllegalAction, Match, MatchOver, verify_record, write_record
+from tests.rules.ruleshelp import random_match
 
 
 # ------------------------------------------------------------------ targets

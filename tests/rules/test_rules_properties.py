@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ruleshelp import random_match
 
 from kva.rules import (
     DRAW,
@@ -42,6 +41,7 @@ from kva.rules.tiles import (
 )
 from kva.rules.view import _summarize, board_view, hand_moves
 from kva.rules.view_json import view_to_json
+from tests.rules.ruleshelp import random_match
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 BAZAAR = st.sampled_from(["draw", "pass-only"])

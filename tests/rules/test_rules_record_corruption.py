@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ruleshelp import random_match, row
 
 from kva.rules import (
     DRAW,
@@ -29,6 +28,7 @@ from kva.rules import (
 from kva.rules.codes import END_NAMES
 from kva.rules.engine import HandState
 from kva.rules.tiles import NUMBER_MASK, TILE_NAME, mask_of, tiles_of
+from tests.rules.ruleshelp import random_match, row
 
 Doc = dict[str, Any]
 

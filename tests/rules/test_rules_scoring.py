@@ -4,12 +4,12 @@ first moves of the record-format.md example."""
 from __future__ import annotations
 
 import pytest
-from ruleshelp import endgame, full_deal, opening, pips, play, row, state_of, t, tiles
 
 from kva.rules import DRAW, PASS, Deal, Match, open_code, write_record
 from kva.rules.engine import HandState
 from kva.rules.hand import SCORE_OF_SUM
 from kva.rules.tiles import round_up_to_five
+from tests.rules.ruleshelp import endgame, full_deal, opening, pips, play, row, state_of, t, tiles
 
 
 def _step(state: HandState, code: int, ends_sum: int, points: int) -> None:

@@ -1,50 +1,14 @@
-"""Fixtures for the web tests: servers built on the test database (``database_url``, from
-``tests/conftest.py``: SQLite, or PostgreSQL when ``KVA_TEST_DATABASE_URL`` is set)."""
+"""Fixtures for the web tests. Servers on the test database (``make_server``, ``server``) and
+the broker come from ``tests/conftest.py`` (SQLite, or PostgreSQL when
+``KVA_TEST_DATABASE_URL`` is set); here, a match already under way between guests."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
-from redis_help import REDIS_URL, redis_up
-from webhelp import ServerThread, Table, Visitor
 
-from kva.service.broker import Broker, MemoryBroker, RedisBroker
-
-
-@pytest.fixture(params=["memory", "redis"])
-async def broker(request: pytest.FixtureRequest) -> AsyncIterator[Broker]:
-    """A started broker: in memory, and on Redis (skipped without one at ``REDIS_URL``)."""
-    if request.param == "redis":
-        if not await redis_up():
-            pytest.skip(f"no Redis at {REDIS_URL}")
-        b: Broker = RedisBroker(REDIS_URL)
-    else:
-        b = MemoryBroker()
-    await b.start()
-    yield b
-    await b.stop()
-
-
-@pytest.fixture
-def make_server(database_url: str) -> Iterator[Callable[..., ServerThread]]:
-    """Start servers on ``database_url`` (``broker_url`` optional); all stopped at the end."""
-    servers: list[ServerThread] = []
-
-    def make(broker_url: str | None = None) -> ServerThread:
-        server = ServerThread(database_url, broker_url).start()
-        servers.append(server)
-        return server
-
-    yield make
-    for server in servers:
-        server.stop()
-
-
-@pytest.fixture
-def server(make_server: Callable[..., ServerThread]) -> ServerThread:
-    """One server with the in-memory broker."""
-    return make_server()
+from tests.helpers.webhelp import ServerThread, Table, Visitor
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ import pytest
 import websockets
 from sqlalchemy import event, insert, select
 from sqlalchemy.engine import Engine
-from webhelp import ServerThread, Socket, Table, Visitor
 
 import kva.web.identity as identity_module
 import kva.web.ws as ws_module
@@ -24,6 +23,7 @@ from kva.service.sessions import revoke, token_hash
 from kva.storage.botapi import BotAccount
 from kva.storage.db import create_engine, session_factory
 from kva.storage.models import SessionRow
+from tests.helpers.webhelp import ServerThread, Socket, Table, Visitor
 
 
 async def _revoke_in_the_database(database_url: str, cookie: str) -> None:

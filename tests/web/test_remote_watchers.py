@@ -6,7 +6,7 @@ with the state), and renews the watch while its sockets stay; a watch not renewe
 match taken over is sent to everyone until the watchers have found the new owner.
 
 Two or three play services ("processes") on one database and one Redis, each with its own
-broker, as in tests/community/test_match_owners.py; a socket is what kva.web.ws makes of one (a
+broker, as in tests/service/test_match_owners.py; a socket is what kva.web.ws makes of one (a
 subscription of the topic, a watcher of the play service, a ``hello`` answered by
 ``state_for``). One test runs two real app instances with WebSockets.
 """
@@ -21,15 +21,15 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
-from owners_help import Cluster, running_cluster
 from sqlalchemy.ext.asyncio import async_sessionmaker
-from webhelp import ServerThread, Visitor
 
 from kva.service.broker import RedisBroker, Subscription
 from kva.service.play import PlayService, topic, viewer_key
 from kva.service.play.owners import WATCH_EXPIRY
 from kva.storage.models import User
 from kva.web.services import services
+from tests.helpers.owners_help import Cluster, running_cluster
+from tests.helpers.webhelp import ServerThread, Visitor
 
 
 class RedisSpy:

@@ -8,10 +8,10 @@ import secrets
 from collections.abc import Callable
 
 import pytest
-from redis_help import REDIS_URL, redis_up
-from webhelp import ServerThread, Visitor
 
 from kva.service.broker import Broker, MemoryBroker, RedisBroker, make_broker
+from tests.helpers.redis_help import REDIS_URL, redis_up
+from tests.helpers.webhelp import ServerThread, Visitor
 
 
 def test_make_broker_picks_the_implementation() -> None:

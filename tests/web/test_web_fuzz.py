@@ -14,7 +14,6 @@ from typing import Any
 
 import httpx
 import pytest
-import webhelp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from websockets.sync.client import ClientConnection, connect
@@ -24,6 +23,7 @@ from kva.service.presence import CLAIM_TYPE
 from kva.service.rematch import REMATCH_TYPES
 from kva.web.settings import Settings
 from kva.web.ws import MAX_FRAME
+from tests.helpers import webhelp
 
 # ------------------------------------------------------------------ frames
 JSON_SCALARS = (

@@ -17,7 +17,7 @@ import statistics
 import time
 from typing import Any
 
-from webhelp import ServerThread, Socket, Visitor, summary
+from tests.helpers.webhelp import ServerThread, Socket, Visitor, summary
 
 SAMPLES = 200
 

@@ -7,10 +7,10 @@ import re
 import httpx
 import pytest
 from sqlalchemy import func, select
-from webhelp import ServerThread, Visitor
 
 from kva.storage.db import create_engine, session_factory
 from kva.storage.models import SessionRow, User
+from tests.helpers.webhelp import ServerThread, Visitor
 
 GUEST = re.compile(r"guest-\d{4,}")
 

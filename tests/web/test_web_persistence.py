@@ -14,9 +14,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from webhelp import SECRET, ServerThread, Visitor, free_port, play_out
 
 from kva.web.services import services
+from tests.helpers.webhelp import SECRET, ServerThread, Visitor, free_port, play_out
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,7 +7,8 @@ import json
 
 import pytest
 import websockets
-from webhelp import ServerThread, Table, Visitor, summary
+
+from tests.helpers.webhelp import ServerThread, Table, Visitor, summary
 
 
 async def unchanged(t: Table, before: dict) -> None:

@@ -8,11 +8,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from webhelp import ServerThread, Socket, Visitor, play_out
-
 from kva.rules import DRAW, Deal, Match, parse_tile, tile_name
 from kva.rules.engine import OPEN_BASE, tiles_of
 from kva.rules.record import _action_code  # the record reader's own move parser
+from tests.helpers.webhelp import ServerThread, Socket, Visitor, play_out
 
 TILE = re.compile(r"^[0-6]-[0-6]$")
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from webhelp import Socket, Table
 
 import kva.web.ws as ws_module
 from kva.service.sessions import guest_with_session, revoke, token_hash
@@ -16,6 +15,7 @@ from kva.storage import repo
 from kva.storage.db import create_engine, session_factory
 from kva.storage.migrate import upgrade
 from kva.storage.models import MatchRow
+from tests.helpers.webhelp import Socket, Table
 
 
 async def _revoke_behind_the_brokers_back(database_url: str, cookie: str) -> None:

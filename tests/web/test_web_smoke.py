@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from webhelp import ServerThread, Visitor, play_out
-
 from kva.rules import verify_record
+from tests.helpers.webhelp import ServerThread, Visitor, play_out
 
 
 async def test_bot_match_plays_to_the_end(server: ServerThread) -> None:

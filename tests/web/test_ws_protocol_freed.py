@@ -20,13 +20,13 @@ import pytest
 import uvicorn
 from starlette.types import Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
-from webhelp import free_port
 from websockets.server import ServerProtocol
 from websockets.sync.client import connect
 
 from kva.commands.serve import uvicorn_options
 from kva.web.settings import Settings
 from kva.web.wsprotocol import FreedOnCloseWebSocketProtocol, FreedOnUpgradeHttpToolsProtocol
+from tests.helpers.webhelp import free_port
 
 
 async def echo_app(scope: Scope, receive: Receive, send: Send) -> None:

@@ -1,0 +1,160 @@
+"""Leaving a match at the service level: presence across processes, the grace period, the
+claim (forfeit ``abandon``) and the first-move timeout (forfeit ``timeout``)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import pytest
+
+from kva.service.broker import MemoryBroker
+from kva.service.errors import PlayError
+from kva.service.play import PlayService, Seat, topic
+from kva.service.presence import Presence
+from kva.storage.models import MatchRow
+from tests.helpers.community_help import make_user
+
+
+class _Watcher:
+    """A socket on the match, as the play service's watchers see it."""
+
+    def __init__(self, seat: int | None) -> None:
+        self.seat = seat
+
+
+async def _match(sessions, play: PlayService, seats: list[Seat], rated: bool = False) -> str:  # type: ignore[no-untyped-def]
+    row = play.prepare_match(seats, 75, "draw", rated=rated)
+    async with sessions() as session, session.begin():
+        session.add(row)
+    await play.activate(row.id)
+    return row.id
+
+
+async def _finished(sessions, match_id: str) -> MatchRow:  # type: ignore[no-untyped-def]
+    async with sessions() as session:
+        row = await session.get(MatchRow, match_id)
+    assert row is not None
+    return row
+
+
+async def test_claim_after_the_grace_period_wins_by_abandonment(sessions, play) -> None:
+    a, b = await make_user(sessions), await make_user(sessions)
+    match_id = await _match(sessions, play, [Seat(a.id, a.nickname), Seat(b.id, b.nickname)])
+    presence = Presence(play._broker, play, grace=0.3, first_move_timeout=60)
+    sub = await play._broker.subscribe(topic(match_id))
+    play.watchers.add(match_id, _Watcher(0))  # states are built for who watches
+    await presence.connected(match_id, 0)
+    await presence.connected(match_id, 1)
+    await presence.connected(match_id, 1)  # a second tab
+    await presence.connected(match_id, None)  # a spectator counts for nothing
+    assert presence.messages(match_id) == []
+    with pytest.raises(PlayError) as refused:
+        await presence.claim(match_id, a.id)
+    assert refused.value.code == "illegal"  # b is connected
+    await presence.disconnected(match_id, 1)
+    assert presence.away_since(match_id, 1) is None  # one tab is still open
+    await presence.disconnected(match_id, 1)
+    assert presence.away_since(match_id, 1) is not None
+    away = presence.message(match_id, 1)
+    assert away["online"] is False and 0 < away["claim_in"] <= 0.3
+    with pytest.raises(PlayError):  # too early
+        await presence.claim(match_id, a.id)
+    with pytest.raises(PlayError) as refused:  # only the opponent of the absent player
+        await presence.claim(match_id, (await make_user(sessions)).id)
+    assert refused.value.code == "not_seated"
+    await asyncio.sleep(0.35)
+    assert presence.message(match_id, 1)["claim_in"] == 0
+    await presence.claim(match_id, a.id)
+    row = await _finished(sessions, match_id)
+    assert (row.status, row.winner, row.end_reason) == ("finished", 0, "abandon")
+    assert row.record["hands"][-1]["result"] == {
+        "end": "forfeit", "winner": 0, "points": 0, "reason": "abandon"}
+    with pytest.raises(PlayError) as refused:
+        await presence.claim(match_id, a.id)
+    assert refused.value.code == "over"
+    published = []
+    while not sub._queue.empty():
+        published.append(sub._queue.get_nowait())
+    assert any(m.get("broadcast", {}).get("online") is False for m in published)
+    assert json.loads(published[-1]["states"]["0"])["event"]["kind"] == "forfeit"
+    await sub.close()
+    await presence.stop()
+
+
+async def test_presence_from_another_process_counts(sessions, play) -> None:
+    here = Presence(play._broker, play, grace=0, first_move_timeout=60)
+    there = Presence(play._broker, play, grace=0, first_move_timeout=60)
+    now = time.time()
+    here.note("m1", {"origin": there.origin, "seat": 0, "online": True, "at": now})
+    assert here.away_since("m1", 0) is None
+    here.note("m1", {"origin": there.origin, "seat": 0, "online": False, "at": now})
+    assert here.away_since("m1", 0) == now
+    await here.connected("m1", 0)  # reconnected here: present again
+    assert here.away_since("m1", 0) is None
+    for junk in (None, "x", {"origin": 1}, {"origin": "o", "seat": 7, "online": True, "at": 1},
+                 {"origin": "o", "seat": 1, "online": "yes", "at": 1}):
+        here.note("m1", junk)
+    assert here.away_since("m1", 1) is None  # never connected anywhere: not away
+
+
+async def test_a_player_who_never_moves_loses_on_time(sessions, play) -> None:
+    a, b = await make_user(sessions), await make_user(sessions)
+    presence = Presence(play._broker, play, grace=60, first_move_timeout=0.3)
+    play.first_move_timeout = 0.3  # the limit of a match with no clock (its clock keeps it)
+    play.commit_hooks.append(presence.after_commit)
+    match_id = await _match(sessions, play, [Seat(a.id, a.nickname), Seat(b.id, b.nickname)],
+                            rated=True)
+    state = await play.state_for(match_id, a.id)
+    opener = state["view"]["turn"]
+    await asyncio.sleep(0.6)
+    row = await _finished(sessions, match_id)
+    assert (row.status, row.end_reason, row.winner) == ("finished", "timeout", 1 - opener)
+    # A rated match lost on time is rated like any other.
+    async with sessions() as session:
+        from kva.storage.models import User
+
+        loser = await session.get(User, (a.id, b.id)[opener])
+    assert loser.rating < 1500
+    await presence.stop()
+
+
+async def test_moving_disarms_the_timeout_and_bots_never_time_out(sessions, play) -> None:
+    me = await make_user(sessions, kind="guest")
+    presence = Presence(play._broker, play, grace=60, first_move_timeout=0.4)
+    play.first_move_timeout = 0.4
+    play.commit_hooks.append(presence.after_commit)
+    match_id = await _match(sessions, play, [Seat(me.id, me.nickname), Seat(bot="easy")])
+    deadline = asyncio.get_running_loop().time() + 0.25
+    moved = False
+    while asyncio.get_running_loop().time() < deadline and not moved:
+        state = await play.state_for(match_id, me.id)
+        view = state["view"]
+        if view["turn"] == 0 and view["legal"] and view["legal"][0]["type"] == "play":
+            await play.act(match_id, me.id, state["version"], view["legal"][0])
+            moved = True
+        await asyncio.sleep(0.01)
+    assert moved
+    await asyncio.sleep(0.6)
+    row = await _finished(sessions, match_id)
+    assert row.end_reason != "timeout"
+    await presence.stop()
+
+
+async def test_a_match_needs_two_real_seats(sessions, play) -> None:
+    me = await make_user(sessions)
+    for seats in ([Seat(me.id, me.nickname)], [Seat(me.id, me.nickname), Seat()],
+                  [Seat(me.id, me.nickname), Seat(bot="nobody")],
+                  [Seat(me.id, me.nickname, bot="easy"), Seat(bot="easy")]):
+        with pytest.raises(ValueError):
+            play.prepare_match(seats, 75, "draw")
+    with pytest.raises(ValueError):
+        play.prepare_match([Seat(me.id, me.nickname), Seat(bot="easy")], 80, "draw")
+
+
+def test_settings_are_checked() -> None:
+    with pytest.raises(ValueError):
+        Presence(MemoryBroker(), None, grace=-1)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        Presence(MemoryBroker(), None, first_move_timeout=0)  # type: ignore[arg-type]
