@@ -13,8 +13,8 @@ import pytest
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
 from kva.service.broker import MemoryBroker, RedisBroker
-from kva.service.quickgame import QuickGame, QuickGameError, make_quick_game
-from kva.service.quickshared import RedisQuickGame
+from kva.service.quickgame import QuickGame, QuickGameError
+from kva.service.quickshared import RedisQuickGame, make_quick_game
 from kva.storage.models import MatchRow
 from tests.helpers.accounts_help import JsonSocket, ws_url
 from tests.helpers.webhelp import Visitor
