@@ -2,9 +2,10 @@
 
 It composes the parts of :mod:`kva.service.play`, one job each: :class:`LiveStore` holds the
 matches in memory, :class:`Tables` starts them, :class:`Reads` reads them, :class:`Acting`
-changes them, :class:`Committer` stores and publishes every change, and :class:`Turns` plays
-the bot and forced turns due after each. On start it schedules the turn due in every unfinished
-match, so a restarted server carries on where it stopped.
+changes them, :class:`Committer` stores and publishes every change, :class:`Turns` plays the
+bot and forced turns due after each, and :class:`MatchClocks` times the match clocks. On start
+it schedules the turn due in every unfinished match, so a restarted server carries on where it
+stopped.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from kva.service.broker import Broker, MemoryBroker, RedisBroker
 from kva.service.errors import NotFound, PlayError
 from kva.service.play.acting import Acting
+from kva.service.play.clock_timers import MatchClocks
 from kva.service.play.commit import Committer, state_message
 from kva.service.play.live import LiveMatch, LiveStore, Seat, viewer_key
 from kva.service.play.owners import Moved, Owners, Unanswered
@@ -68,10 +70,6 @@ class PlayService:
         self._committer = Committer(sessions, broker, self._store, self.watchers)
         if now_ms is not None:  # the wall clock of match clocks (tests: a fake one)
             self._store.now_ms = now_ms
-        #: The timer of each running match clock here (:meth:`_arm_clock`), and the flags
-        #: they started.
-        self._clock_timers: dict[str, asyncio.TimerHandle] = {}
-        self._flagging: set[asyncio.Task[None]] = set()
         self._turns = Turns(self._store, self._committer, rng_factory, bot_executor,
                             forced_delay=forced_delay, bot_delay=bot_delay)
         #: ``seed_wait``: seconds a seated player's browser has to send its client seed
@@ -87,6 +85,10 @@ class PlayService:
         self._reads = Reads(sessions, self._store, self._tables.may_watch,
                             self._tables.table_of)
         self._acting = Acting(self._store, self._committer)
+        #: The timers of the clocks running here (with owners, only the owner times a match).
+        self._clocks = MatchClocks(
+            self._store, self._committer.now_ms, self.flag,
+            lambda match_id: self.owners is None or self.owners.owns(match_id))
         #: Called with a match whenever this process takes up its state: after every
         #: committed change and whenever it is loaded (a restart, a match another process
         #: created); :mod:`kva.service.presence` arms the first-move timeout here. Only dealt
@@ -94,7 +96,7 @@ class PlayService:
         self.commit_hooks: list[Callable[[LiveMatch], None]] = []
         self._committer.after_commit.append(self._started)
         self._store.on_load.append(self._run_commit_hooks)
-        self._store.on_load.append(self._arm_loaded)
+        self._store.on_load.append(self._clocks.arm_loaded)
 
         # the public methods, each from the part that does it
         self.create_match = self._tables.create_match
@@ -119,7 +121,6 @@ class PlayService:
             "cancel": self._tables.cancel_waiting, "seat": self._tables.seat_player,
             "hello": self._hello, "flag": self._acting.flag,
         }
-        self._stopping = False
         #: Leases handed to another process whose sockets asked for them (diagnostics, tests).
         self.handed_off = 0
         #: The other processes' watches of the matches owned here (docs/deployment.md).
@@ -493,14 +494,14 @@ class PlayService:
             await self._committer.republish(live)
         self._turns.schedule(live)
         self._seeds.schedule(live)
-        self._arm_clock(live)
+        self._clocks.arm(live)
 
     def _lost(self, match_id: str) -> None:
         """Another process owns ``match_id`` now: drop the copy, and the turn and the seed
         wait scheduled here."""
         self._turns.cancel(match_id)
         self._seeds.cancel(match_id)
-        self._disarm_clock(match_id)
+        self._clocks.disarm(match_id)
         self._store.forget(match_id)
         self.remote.forget(match_id)
 
@@ -540,7 +541,7 @@ class PlayService:
                 continue
             self._turns.schedule(live)
             self._seeds.schedule(live)
-            self._arm_clock(live)
+            self._clocks.arm(live)
 
     async def stop(self) -> None:
         """Cancel scheduled bot and forced turns, seed waits and clock timers (they resume on
@@ -548,11 +549,8 @@ class PlayService:
         lease held."""
         await self._turns.stop()
         await self._seeds.stop()
-        self._stopping = True
-        for match_id in list(self._clock_timers):
-            self._disarm_clock(match_id)
-        tasks = [t for t in (self._watch_task, *self._renewals, *self._flagging)
-                 if t is not None]
+        await self._clocks.stop()
+        tasks = [t for t in (self._watch_task, *self._renewals) if t is not None]
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -585,57 +583,10 @@ class PlayService:
         match over gives its lease up."""
         self._turns.schedule(live)
         self._seeds.schedule(live)
-        self._arm_clock(live)
+        self._clocks.arm(live)
         self._run_commit_hooks(live)
         if self.owners is not None and live.status in ("finished", "cancelled"):
             self.owners.release_soon(live.id)
-
-    def _arm_clock(self, live: LiveMatch) -> None:
-        """(Re)arm the timer of the clock running in ``live``, at its stored deadline (so a
-        restart or a takeover keeps it), or disarm it when no time runs."""
-        self._disarm_clock(live.id)
-        clock = live.clock
-        if (self._stopping or clock is None or clock.deadline is None
-                or live.status != "active"):
-            return
-        delay = max(0, clock.deadline - self._committer.now_ms()) / 1000
-        loop = asyncio.get_running_loop()
-        self._clock_timers[live.id] = loop.call_later(delay, self._clock_ran_out, live.id,
-                                                      live.version)
-
-    def _arm_loaded(self, live: LiveMatch) -> None:
-        """A match was loaded here (one stored by another service, or dropped from memory
-        and read again): its clock runs on, from the stored deadline, if this process serves
-        it (with owners, only its owner times it: :meth:`_taken` arms it there)."""
-        if self.owners is None or self.owners.owns(live.id):
-            self._arm_clock(live)
-
-    def _disarm_clock(self, match_id: str) -> None:
-        timer = self._clock_timers.pop(match_id, None)
-        if timer is not None:
-            timer.cancel()
-
-    def _clock_ran_out(self, match_id: str, version: int) -> None:
-        self._clock_timers.pop(match_id, None)
-        task = asyncio.create_task(self._flag_or_rearm(match_id, version),
-                                   name=f"kva-clock-{match_id}-v{version}")
-        self._flagging.add(task)
-        task.add_done_callback(self._flagging.discard)
-
-    async def _flag_or_rearm(self, match_id: str, version: int) -> None:
-        """A clock's timer fired: flag its player, or, if the timer was early (the event
-        loop's clock and the wall clock drift apart), arm it again."""
-        try:
-            if await self.flag(match_id, version):
-                return
-            live = self._store.live.get(match_id)
-            if live is not None and live.version == version and (
-                    self.owners is None or self.owners.owns(match_id)):
-                self._arm_clock(live)
-        except PlayError:  # the match moved on or ended meanwhile
-            pass
-        except Exception:
-            log.exception("the clock of match %s could not be checked", match_id)
 
     def _run_commit_hooks(self, live: LiveMatch) -> None:
         if live.match is None:
