@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import async_sessionmaker
 from kva.service.broker import RedisBroker
 from kva.service.play import PlayService
 from kva.service.play.owners import Owners
+from kva.service.play.routing import LeaseRouter
 
 
 class Cluster:
@@ -63,6 +64,13 @@ class Cluster:
             await play.stop()
         for broker in self.brokers:
             await broker.stop()
+
+
+def lease_router(play: PlayService) -> LeaseRouter:
+    """The router of a "process" of a :class:`Cluster` (to reach into its routing)."""
+    router = play._router
+    assert isinstance(router, LeaseRouter)
+    return router
 
 
 #: Seconds a cluster's teardown may take before it fails the test instead of hanging.

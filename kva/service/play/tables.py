@@ -27,7 +27,7 @@ from kva.service.play.clock import DEFAULT_CLOCK, NO_CLOCK, PRESETS, Clock, chec
 from kva.service.play.commit import Committer, record_of
 from kva.service.play.live import FairState, LiveMatch, LiveStore, Seat
 from kva.service.play.seeds import Seeds
-from kva.service.routing import new_match_id
+from kva.service.routing import new_match_id as new_match_id_default
 from kva.storage import repo
 from kva.storage.models import MatchRow, TableRow, utcnow
 
@@ -95,23 +95,28 @@ class Tables:
         rng_factory: Callable[[], random.Random],
         started: Callable[[LiveMatch], None],
         seeds: Seeds,
+        *,
+        seat: Callable[[str, int, str], Awaitable[bool]] | None = None,
+        adopt: Callable[[str], Awaitable[None]] | None = None,
+        new_match_id: Callable[[], str] | None = None,
+        clock_presets: dict[str, tuple[int, int]] | None = None,
     ) -> None:
         self._seeds = seeds
         self._sessions = sessions
         #: Draws the id of each new match (:func:`kva.service.routing.match_ids_for` behind
         #: nginx, so that the match's sockets come to this process).
-        self.new_match_id: Callable[[], str] = new_match_id
+        self.new_match_id = new_match_id if new_match_id is not None else new_match_id_default
         self._store = store
         self._committer = committer
         self._rng_factory = rng_factory
         self._started = started
         self.listeners: list[Callable[[], Awaitable[None]]] = []
-        #: Seats a joining player (:meth:`seat_player`; the play service routes it to the
-        #: match's owner when processes share Redis).
-        self.seat: Callable[[str, int, str], Awaitable[bool]] = self.seat_player
-        #: Called with each match created here, once it is served (the play service takes
+        #: Seats a joining player (:meth:`seat_player` on the match's owner: the play service
+        #: routes it there when processes share Redis; by default, here).
+        self._seat = seat if seat is not None else self.seat_player
+        #: Called with each match created here, once it is served (the match router takes
         #: its lease).
-        self.adopt: Callable[[str], Awaitable[None]] | None = None
+        self._adopt = adopt
         #: The tables created or read here lately, by token and by match id (see
         #: :class:`TableInfo`): the creator's game page and the join of a new table read
         #: nothing. Only tables found are kept; the least recently used go beyond
@@ -119,7 +124,8 @@ class Tables:
         self._by_token: OrderedDict[str, TableInfo] = OrderedDict()
         self._by_match: dict[str, TableInfo] = {}
         #: The time of each clock preset for new matches (``KVA_CLOCK_PRESETS``).
-        self.clock_presets: dict[str, tuple[int, int]] = dict(PRESETS)
+        self.clock_presets: dict[str, tuple[int, int]] = dict(
+            PRESETS if clock_presets is None else clock_presets)
         #: A match with no clock: seconds for each player's turns until their first move
         #: (``KVA_FIRST_MOVE_TIMEOUT``).
         self.first_move_s = 120.0
@@ -205,8 +211,8 @@ class Tables:
         token = await self._store_new(live, row, creator_id, opponent,
                                       password if protected else None, stake)
         self._serve(live)
-        if self.adopt is not None:
-            await self.adopt(live.id)
+        if self._adopt is not None:
+            await self._adopt(live.id)
         if opponent == "open":
             await self.changed()
         return live.id, token
@@ -324,7 +330,7 @@ class Tables:
             raise WrongPassword(token)
         if live.rated and not registered and live.status == "waiting":
             raise RatedOnly(token)
-        if await self.seat(live.id, user_id, nickname):
+        if await self._seat(live.id, user_id, nickname):
             if table.kind == "open":  # the lobby lists open tables only
                 await self.changed()
             return live.id, 1
