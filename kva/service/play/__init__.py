@@ -11,6 +11,7 @@
 * :mod:`~kva.service.play.operations`: the changes and automatic work, as a router runs them;
 * :mod:`~kva.service.play.routing`: which process makes each change (one alone, or the owner
   of the match's lease: :mod:`~kva.service.play.owners`, :mod:`~kva.service.play.watchers`);
+* :mod:`~kva.service.play.settings`: the settings that may change while the service runs;
 * :mod:`~kva.service.play.service`: :class:`PlayService`, which composes them.
 """
 

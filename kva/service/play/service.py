@@ -31,6 +31,7 @@ from kva.service.play.owners import Owners
 from kva.service.play.reads import MatchInfo, MatchSummary, Reads
 from kva.service.play.routing import Change, make_router, owners_for
 from kva.service.play.seeds import Seeds
+from kva.service.play.settings import PlaySettings
 from kva.service.play.tables import Tables
 from kva.service.play.turns import Turns
 from kva.service.play.watchers import RemoteWatchers, Watchers
@@ -39,7 +40,7 @@ from kva.storage import repo
 log = logging.getLogger(__name__)
 
 
-class PlayService:
+class PlayService(PlaySettings):
     """Tables, turns and persistence for every match this process serves."""
 
     def __init__(
@@ -61,7 +62,7 @@ class PlayService:
     ) -> None:
         """``owners``: the match leases (with a Redis broker, new ones by default);
         ``new_match_id``: behind nginx, draws ids its hash sends here; ``now_ms``: the wall
-        clock of match clocks (tests: a fake one); ``seed_wait``: see :attr:`seed_wait`.
+        clock of match clocks (tests: a fake one); the others: see :class:`PlaySettings`.
 
         The parts reach the router (and the hooks) through the functions given to them
         here, which look it up when called: it is built last, from the parts."""
@@ -121,61 +122,7 @@ class PlayService:
         return PlayOperations(store, self._acting, self._seeds, self._tables, self._turns,
                               self._clocks)
 
-    # ------------------------------------------------------------------ settings and state
-    @property
-    def forced_delay(self) -> float:
-        """Seconds before a forced draw or pass is applied for a player."""
-        return self._turns.forced_delay
-
-    @forced_delay.setter
-    def forced_delay(self, value: float) -> None:
-        self._turns.forced_delay = value
-
-    @property
-    def bot_delay(self) -> float:
-        """Seconds before a bot plays."""
-        return self._turns.bot_delay
-
-    @bot_delay.setter
-    def bot_delay(self, value: float) -> None:
-        self._turns.bot_delay = value
-
-    @property
-    def clock_presets(self) -> dict[str, tuple[int, int]]:
-        """Each clock preset's (seconds a move, seconds of reserve) for new matches."""
-        return self._tables.clock_presets
-
-    @property
-    def first_move_timeout(self) -> float:
-        """Seconds a player of a new match with no clock has on their turns until their
-        first move (``KVA_FIRST_MOVE_TIMEOUT``)."""
-        return self._tables.first_move_s
-
-    @first_move_timeout.setter
-    def first_move_timeout(self, value: float) -> None:
-        if value <= 0:
-            raise ValueError("the first-move limit must be > 0")
-        self._tables.first_move_s = value
-
-    @property
-    def seed_wait(self) -> float:
-        """Seconds a seated player's browser has to send its client seed before the server
-        chooses it (0: at once, for callers that never send one)."""
-        return self._seeds.wait
-
-    @seed_wait.setter
-    def seed_wait(self, value: float) -> None:
-        self._seeds.wait = value
-
-    @property
-    def cache_size(self) -> int:
-        """How many matches stay in memory."""
-        return self._store.cache_size
-
-    @cache_size.setter
-    def cache_size(self, value: int) -> None:
-        self._store.cache_size = value
-
+    # ------------------------------------------------------------------ state
     @property
     def owners(self) -> Owners | None:
         """The match leases, when processes share Redis (None: this process alone)."""
