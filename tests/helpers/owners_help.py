@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import async_sessionmaker
 from kva.service.broker import RedisBroker
 from kva.service.play import PlayService
 from kva.service.play.owners import Owners
+from kva.service.play.routing import LeaseRouter
 from tests.helpers.play import make_play
 from tests.helpers.redis_help import REDIS_URL, redis_up
 
@@ -64,6 +65,13 @@ class Cluster:
             await play.stop()
         for broker in self.brokers:
             await broker.stop()
+
+
+def lease_router(play: PlayService) -> LeaseRouter:
+    """The router of a "process" of a :class:`Cluster` (to reach into its routing)."""
+    router = play._router
+    assert isinstance(router, LeaseRouter)
+    return router
 
 
 #: Seconds a cluster's teardown may take before it fails the test instead of hanging.

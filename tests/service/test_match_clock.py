@@ -224,7 +224,7 @@ async def test_a_restarted_server_keeps_the_deadline_and_still_flags(sessions, p
             assert live.clock.seat == seat
             shown = (await again.state_for(match_id, users[0].id))["clock"]
             assert shown["running_ms"] == state["clock"]["running_ms"] - 5_000
-            timer = again._clock_timers[match_id]  # armed from the stored deadline
+            timer = again._clocks.timers[match_id]  # armed from the stored deadline
             left = timer.when() - asyncio.get_running_loop().time()
             assert abs(left - (deadline - wall.now) / 1000) < 1
             await again.stop()

@@ -22,7 +22,7 @@ from kva.service.play import PlayService, topic
 from kva.storage import repo
 from kva.storage.models import MatchAction
 from tests.helpers.community_help import make_user
-from tests.helpers.owners_help import Cluster, running_cluster
+from tests.helpers.owners_help import Cluster, lease_router, running_cluster
 from tests.helpers.play import make_play
 
 
@@ -221,14 +221,14 @@ async def test_a_slow_owner_is_waited_for_not_asked_twice(
     owner, other = await cluster.process(ttl_ms=3000), await cluster.process(ttl_ms=3000)
     assert owner.owners is not None and other.owners is not None
     match_id, ids = await _new_match(sessions, owner)
-    serve = owner.owners.handler
-    assert serve is not None
+    router = lease_router(owner)
+    serve = router.serve
 
     async def slow(op: str, mid: str, args: list[Any]) -> Any:
         await asyncio.sleep(0.8)  # the request times out (0.3 s) twice meanwhile
         return await serve(op, mid, args)
 
-    owner.owners.handler = slow
+    router.serve = slow  # type: ignore[method-assign]
     user, version, legal = await _position(sessions, other, match_id, ids)
     await other.act(match_id, user, version, legal[0])
     assert owner.owners.served == 1

@@ -28,7 +28,7 @@ from kva.service.play import PlayService, topic, viewer_key
 from kva.service.play.owners import WATCH_EXPIRY
 from kva.storage.models import User
 from kva.web.services import services
-from tests.helpers.owners_help import Cluster, running_cluster
+from tests.helpers.owners_help import Cluster, lease_router, running_cluster
 from tests.helpers.webhelp import ServerThread, Visitor
 
 
@@ -217,7 +217,8 @@ async def test_remote_watchers_keep_getting_states_after_a_takeover(
     watcher = await cluster.process(ttl_ms=600, timeout=0.2)
     heir = await cluster.process(ttl_ms=600, timeout=0.2)
     assert owner.owners is not None and watcher.owners is not None and heir.owners is not None
-    watcher.owners.sweep_candidates = lambda: ()  # the heir takes the match over, not it
+    # the heir takes the match over, not it
+    lease_router(watcher).sweep_candidates = lambda: []  # type: ignore[method-assign]
     match_id, ids = await _new_match(sessions, owner)
     seat0 = await Viewer(owner, match_id, ids[0], 0).open()  # the owner keeps the match
     spectator = await Viewer(watcher, match_id, None, None).open()
@@ -226,9 +227,7 @@ async def test_remote_watchers_keep_getting_states_after_a_takeover(
 
     owner.owners.abandon()
     await owner._turns.stop()
-    task = getattr(owner, "_watch_task", None)
-    if task is not None:
-        task.cancel()  # dead: it renews nothing either
+    await lease_router(owner).watches.stop()  # dead: it renews nothing either
     for _ in range(100):  # the dead owner's lease runs out
         if await cluster.lease(match_id) is None:
             break

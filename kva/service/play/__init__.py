@@ -7,6 +7,11 @@
 * :mod:`~kva.service.play.acting`: actions, resignations, server-decided forfeits;
 * :mod:`~kva.service.play.commit`: store at the next version, then publish per-viewer states;
 * :mod:`~kva.service.play.turns`: bot moves and forced draws and passes;
+* :mod:`~kva.service.play.clock_timers`: the timers of the match clocks that run here;
+* :mod:`~kva.service.play.operations`: the changes and automatic work, as a router runs them;
+* :mod:`~kva.service.play.routing`: which process makes each change (one alone, or the owner
+  of the match's lease: :mod:`~kva.service.play.owners`, :mod:`~kva.service.play.watchers`);
+* :mod:`~kva.service.play.settings`: the settings that may change while the service runs;
 * :mod:`~kva.service.play.service`: :class:`PlayService`, which composes them.
 """
 

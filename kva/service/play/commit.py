@@ -143,6 +143,7 @@ class Committer:
     def __init__(
         self, sessions: async_sessionmaker[AsyncSession], broker: Broker, store: LiveStore,
         watchers: Watchers | None = None, hooks: Sequence[MatchHook] = (),
+        remote: Callable[[str], frozenset[str] | None] | None = None,
     ) -> None:
         self._sessions = sessions
         #: What other features do in the transaction that starts or finishes a match, in
@@ -155,11 +156,11 @@ class Committer:
         self._store = store
         #: Called with the match after each committed change (automatic turns, hooks).
         self.after_commit: list[Callable[[LiveMatch], None]] = []
-        #: The viewer keys other processes watch a match as (the play service's
+        #: The viewer keys other processes watch a match as (the match router's
         #: :class:`~kva.service.play.watchers.RemoteWatchers`, on the match's owner); None
         #: (or no such function): not known, so every key is built and sent to Redis when
         #: the store is :attr:`~kva.service.play.live.LiveStore.shared`.
-        self.remote: Callable[[str], frozenset[str] | None] | None = None
+        self.remote = remote
 
     @property
     def now_ms(self) -> Callable[[], int]:

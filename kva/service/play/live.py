@@ -210,6 +210,10 @@ def live_from_row(
                      private=row.private, fair=state, clock=clock)
 
 
+def _owns_nothing(_match_id: str) -> bool:
+    return False
+
+
 @dataclass(slots=True)
 class _Loading:
     """One match being loaded: its lock and how many callers wait on it."""
@@ -229,6 +233,10 @@ class LiveStore:
         busy: Callable[[str], bool],
         *,
         shared: bool = False,
+        wall: Callable[[], int] = now_ms,
+        owned: Callable[[str], bool] | None = None,
+        loaded: Callable[[LiveMatch], None] | None = None,
+        dropped: Callable[[str], None] | None = None,
     ) -> None:
         self._sessions = sessions
         #: Other processes may change the matches held here (a shared broker): reads check
@@ -246,14 +254,14 @@ class LiveStore:
         #: Loads in progress (an entry lives only while someone loads or waits for it).
         self.loading: dict[str, _Loading] = {}
         #: Called with each match loaded from the database.
-        self.on_load: list[Callable[[LiveMatch], None]] = []
+        self._loaded = loaded
         #: Called with the id of each match dropped from memory for room.
-        self.on_drop: list[Callable[[str], None]] = []
+        self._dropped = dropped
         #: Whether this process owns a match (:mod:`kva.service.play.owners`): nobody else
         #: writes it, so its copy here is the truth and :meth:`fresh` reads nothing.
-        self.owned: Callable[[str], bool] = lambda _match_id: False
+        self.owned: Callable[[str], bool] = owned if owned is not None else _owns_nothing
         #: The wall clock (epoch ms) of the match clocks (tests inject a fake one).
-        self.now_ms: Callable[[], int] = now_ms
+        self.now_ms: Callable[[], int] = wall
 
     def __iter__(self) -> Iterator[LiveMatch]:
         return iter(list(self.live.values()))
@@ -279,8 +287,8 @@ class LiveStore:
             loading.users -= 1
             if loading.users == 0 and self.loading.get(match_id) is loading:
                 del self.loading[match_id]
-        for hook in self.on_load:
-            hook(live)
+        if self._loaded is not None:
+            self._loaded(live)
         return live
 
     async def _load(self, match_id: str) -> LiveMatch:
@@ -342,8 +350,8 @@ class LiveStore:
     def _drop(self, match_id: str) -> None:
         del self.live[match_id]
         self._settled.pop(match_id, None)
-        for hook in self.on_drop:
-            hook(match_id)
+        if self._dropped is not None:
+            self._dropped(match_id)
 
     def forget(self, match_id: str) -> None:
         """Drop the in-memory copy (it may be ahead of or behind the database)."""

@@ -22,7 +22,7 @@ in the journal, and the retried request is judged against it (its version is beh
 The lease also follows the match's sockets: a process whose socket says ``hello`` to a match
 it does not own sends the owner a ``hello`` request, and an owner with no socket of the match
 releases the lease (after the change in progress) for the asker to take (see
-:meth:`kva.service.play.PlayService.state_for`; nginx routes a match's sockets to one process,
+:mod:`kva.service.play.routing.handoff`; nginx routes a match's sockets to one process,
 docs/deployment.md). An owner that keeps the match notes instead that the asker watches it
 (the viewer keys of the asker's sockets, for :attr:`Owners.watch_expiry_s`, renewed every
 :attr:`Owners.watch_s` with a ``watching`` request) and answers with the current state: the
@@ -32,6 +32,10 @@ are not counted in :attr:`Owners.forwarded` nor ``served``.
 This is the lichess split: a socket may be on any process (the "socket tier"), the match's
 state lives in exactly one (its "round" owner); states travel on the match topic, which every
 process's sockets relay.
+
+This module is the protocol alone: what a process does with a lease it takes or loses, and with
+a request it is sent, is its :class:`LeaseEvents` (the lease router of
+:mod:`kva.service.play.routing`), given to :meth:`Owners.start`.
 """
 
 from __future__ import annotations
@@ -42,8 +46,8 @@ import itertools
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
+from collections.abc import Awaitable, Iterable
+from typing import Any, Protocol
 
 from kva.service.broker import Broker, Subscription
 from kva.service.errors import NotFound, PlayError
@@ -106,8 +110,23 @@ class Unanswered(Exception):
     """The owner did not answer a forwarded request in time."""
 
 
-#: Runs a forwarded operation on this process: (operation, match id, arguments) → its result.
-Handler = Callable[[str, str, list[Any]], Awaitable[Any]]
+class LeaseEvents(Protocol):
+    """What this process does as leases change hands and requests arrive."""
+
+    async def serve(self, op: str, match_id: str, args: list[Any]) -> Any:
+        """Run a request forwarded to this process (raise :class:`Moved` if it is not the
+        owner); its result is the reply."""
+
+    async def taken(self, match_id: str) -> None:
+        """This process newly took the lease of ``match_id``: called (awaited) before anyone
+        here uses the match, to load it from the database and resume its turns and timers."""
+
+    def lost(self, match_id: str) -> None:
+        """The lease of ``match_id`` turned out to be lost (another process holds it now)."""
+
+    def sweep_candidates(self) -> Iterable[str]:
+        """The matches the periodic sweep takes over when their lease is free (the ones
+        watched from this process and not known to be over)."""
 
 
 class Owners:
@@ -140,16 +159,9 @@ class Owners:
         self._take_script = self._redis.register_script(_TAKE)
         self._renew_script = self._redis.register_script(_RENEW)
         self._release_script = self._redis.register_script(_RELEASE)
-        #: Runs a request forwarded to this process (set by the play service).
-        self.handler: Handler | None = None
-        #: Called (awaited) when this process newly takes a match's lease, before anyone here
-        #: uses the match: load it from the database, resume its turns and timers.
-        self.on_taken: Callable[[str], Awaitable[None]] | None = None
-        #: Called when a lease turned out to be lost (another process holds it now).
-        self.on_lost: Callable[[str], None] | None = None
-        #: The matches the periodic sweep takes over when their lease is free (the ones
-        #: watched from this process and not known to be over).
-        self.sweep_candidates: Callable[[], Iterable[str]] = lambda: ()
+        #: What this process does with leases and requests (given to :meth:`start`; until
+        #: then a lease taken loads nothing and a request is answered ``moved``).
+        self._events: LeaseEvents | None = None
         #: Forwarded requests sent (changes, not lease handoffs) and served (diagnostics,
         #: tests).
         self.forwarded = 0
@@ -170,7 +182,9 @@ class Owners:
         return self.prefix + match_id
 
     # ------------------------------------------------------------------ lifecycle
-    async def start(self) -> None:
+    async def start(self, events: LeaseEvents) -> None:
+        """Answer requests and renew leases from now on, telling ``events`` of them."""
+        self._events = events
         self._sub = await self._broker.subscribe(self.topic(self.me))
         self._loops = [asyncio.create_task(self._listen(self._sub), name="kva-own-listen"),
                        asyncio.create_task(self._renew_loop(), name="kva-own-renew")]
@@ -218,7 +232,7 @@ class Owners:
 
     async def ensure(self, match_id: str) -> str:
         """The owner of ``match_id``: this process if it holds the lease or the lease was
-        free (then it takes it, and :attr:`on_taken` has run), else the holder."""
+        free (then it takes it, and :meth:`LeaseEvents.taken` has run), else the holder."""
         if self.owns(match_id):
             return self.me
         known = self._known.get(match_id)
@@ -247,7 +261,7 @@ class Owners:
 
     async def adopt(self, match_id: str) -> bool:
         """Take the lease of a match this process just created (its copy is the truth: no
-        :attr:`on_taken`); whether it got it."""
+        :meth:`LeaseEvents.taken`); whether it got it."""
         started = time.monotonic()
         holder = await self._take_script(keys=[self.key(match_id)],
                                          args=[self.me, self.ttl_ms])
@@ -269,9 +283,9 @@ class Owners:
         newly = match_id not in self._held
         self._held[match_id] = started + self._hold_s
         self._known.pop(match_id, None)
-        if newly and self.on_taken is not None:
+        if newly and self._events is not None:
             try:
-                await self.on_taken(match_id)
+                await self._events.taken(match_id)
             except BaseException:
                 await self.release(match_id)
                 raise
@@ -313,8 +327,8 @@ class Owners:
     def _lost(self, match_id: str) -> None:
         self._held.pop(match_id, None)
         log.warning("lost the lease of match %s to another process", match_id)
-        if self.on_lost is not None:
-            self.on_lost(match_id)
+        if self._events is not None:
+            self._events.lost(match_id)
 
     async def renew(self) -> None:
         """Renew every lease held; drop the ones another process holds now, and the owners
@@ -338,7 +352,9 @@ class Owners:
 
     async def sweep(self) -> None:
         """Take over the free leases of the matches watched here (their owner died)."""
-        candidates = [m for m in self.sweep_candidates() if m not in self._held]
+        if self._events is None:
+            return
+        candidates = [m for m in self._events.sweep_candidates() if m not in self._held]
         free = await self.is_free(candidates)
         for match_id, is_free in zip(candidates, free, strict=True):
             if is_free:
@@ -415,12 +431,12 @@ class Owners:
     async def _serve(self, message: dict[str, Any]) -> None:
         reply: dict[str, Any] = {"r": message["q"]}
         try:
-            if self.handler is None:
+            if self._events is None:
                 raise Moved(message["m"])
             if message["op"] not in NOT_CHANGES:
                 self.served += 1
-            reply["ok"] = await self.handler(str(message["op"]), str(message["m"]),
-                                             list(message.get("a") or []))
+            reply["ok"] = await self._events.serve(str(message["op"]), str(message["m"]),
+                                                   list(message.get("a") or []))
         except PlayError as exc:
             reply["e"] = [exc.code, exc.message]
         except NotFound:

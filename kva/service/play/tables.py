@@ -27,7 +27,7 @@ from kva.service.play.clock import DEFAULT_CLOCK, NO_CLOCK, PRESETS, Clock, chec
 from kva.service.play.commit import Committer, record_of
 from kva.service.play.live import FairState, LiveMatch, LiveStore, Seat
 from kva.service.play.seeds import Seeds
-from kva.service.routing import new_match_id
+from kva.service.routing import new_match_id as new_match_id_default
 from kva.storage import repo
 from kva.storage.models import MatchRow, TableRow, utcnow
 
@@ -53,6 +53,37 @@ class TableInfo:
         return cls(row.match_id, row.token, row.password_hash, row.kind)
 
 
+def second_seat(opponent: str, opponent_user: tuple[int, str] | None) -> Seat:
+    """Seat 1 of a new match against ``opponent`` (see :meth:`Tables.create_match`): a bot,
+    nobody yet (a table), or the paired player ``opponent_user``."""
+    if opponent.startswith("bot:"):
+        return Seat(bot=opponent[4:])
+    if opponent in ("friend", "open"):
+        return Seat()
+    if opponent == "player" and opponent_user is not None:
+        return Seat(opponent_user[0], opponent_user[1])
+    raise ValueError(f"opponent must be {OPPONENTS}")
+
+
+def checked_terms(
+    settings: MatchSettings, opponent: str, password: str | None, stake: int,
+    clock: str | None,
+) -> tuple[int, str]:
+    """The stake and clock preset of a new match against ``opponent``, checked with its
+    settings and password (ValueError or :class:`~kva.service.coins.CoinError` says what is
+    wrong; see :meth:`Tables.create_match`)."""
+    if settings.rated and opponent not in ("open", "player"):
+        raise ValueError("only open tables and quick games can be rated")
+    if password and len(password) > 128:
+        raise ValueError("the password is too long")
+    stake = coins.check_stake(stake)
+    if stake and opponent.startswith("bot:"):
+        raise coins.CoinError("bot_stake", "coin tables are person against person")
+    clock = check_clock(clock, casual=not (settings.rated or stake or opponent == "player"),
+                        default=NO_CLOCK if opponent.startswith("bot:") else DEFAULT_CLOCK)
+    return stake, clock
+
+
 class Tables:
     """Creating, preparing, joining and cancelling matches and their tables."""
 
@@ -64,23 +95,28 @@ class Tables:
         rng_factory: Callable[[], random.Random],
         started: Callable[[LiveMatch], None],
         seeds: Seeds,
+        *,
+        seat: Callable[[str, int, str], Awaitable[bool]] | None = None,
+        adopt: Callable[[str], Awaitable[None]] | None = None,
+        new_match_id: Callable[[], str] | None = None,
+        clock_presets: dict[str, tuple[int, int]] | None = None,
     ) -> None:
         self._seeds = seeds
         self._sessions = sessions
         #: Draws the id of each new match (:func:`kva.service.routing.match_ids_for` behind
         #: nginx, so that the match's sockets come to this process).
-        self.new_match_id: Callable[[], str] = new_match_id
+        self.new_match_id = new_match_id if new_match_id is not None else new_match_id_default
         self._store = store
         self._committer = committer
         self._rng_factory = rng_factory
         self._started = started
         self.listeners: list[Callable[[], Awaitable[None]]] = []
-        #: Seats a joining player (:meth:`seat_player`; the play service routes it to the
-        #: match's owner when processes share Redis).
-        self.seat: Callable[[str, int, str], Awaitable[bool]] = self.seat_player
-        #: Called with each match created here, once it is served (the play service takes
+        #: Seats a joining player (:meth:`seat_player` on the match's owner: the play service
+        #: routes it there when processes share Redis; by default, here).
+        self._seat = seat if seat is not None else self.seat_player
+        #: Called with each match created here, once it is served (the match router takes
         #: its lease).
-        self.adopt: Callable[[str], Awaitable[None]] | None = None
+        self._adopt = adopt
         #: The tables created or read here lately, by token and by match id (see
         #: :class:`TableInfo`): the creator's game page and the join of a new table read
         #: nothing. Only tables found are kept; the least recently used go beyond
@@ -88,7 +124,8 @@ class Tables:
         self._by_token: OrderedDict[str, TableInfo] = OrderedDict()
         self._by_match: dict[str, TableInfo] = {}
         #: The time of each clock preset for new matches (``KVA_CLOCK_PRESETS``).
-        self.clock_presets: dict[str, tuple[int, int]] = dict(PRESETS)
+        self.clock_presets: dict[str, tuple[int, int]] = dict(
+            PRESETS if clock_presets is None else clock_presets)
         #: A match with no clock: seconds for each player's turns until their first move
         #: (``KVA_FIRST_MOVE_TIMEOUT``).
         self.first_move_s = 120.0
@@ -166,28 +203,29 @@ class Tables:
         for a rated match, a coin table and a quick game.
         """
         settings = MatchSettings.parse(target, bazaar, rated)
-        if opponent.startswith("bot:"):
-            seat1 = Seat(bot=opponent[4:])
-        elif opponent in ("friend", "open"):
-            seat1 = Seat()
-        elif opponent == "player" and opponent_user is not None:
-            seat1 = Seat(opponent_user[0], opponent_user[1])
-        else:
-            raise ValueError(f"opponent must be {OPPONENTS}")
-        if settings.rated and opponent not in ("open", "player"):
-            raise ValueError("only open tables and quick games can be rated")
-        if password and len(password) > 128:
-            raise ValueError("the password is too long")
-        stake = coins.check_stake(stake)
-        if stake and opponent.startswith("bot:"):
-            raise coins.CoinError("bot_stake", "coin tables are person against person")
-        clock = check_clock(clock, casual=not (settings.rated or stake or opponent == "player"),
-                            default=NO_CLOCK if opponent.startswith("bot:") else DEFAULT_CLOCK)
+        seat1 = second_seat(opponent, opponent_user)
+        stake, clock = checked_terms(settings, opponent, password, stake, clock)
         protected = opponent == "friend" and bool(password)
         live, row = self.new_match([Seat(creator_id, creator_name), seat1], settings,
                                    private=protected, clock=clock)
+        token = await self._store_new(live, row, creator_id, opponent,
+                                      password if protected else None, stake)
+        self._serve(live)
+        if self._adopt is not None:
+            await self._adopt(live.id)
+        if opponent == "open":
+            await self.changed()
+        return live.id, token
+
+    async def _store_new(
+        self, live: LiveMatch, row: MatchRow, creator_id: int, opponent: str,
+        password: str | None, stake: int,
+    ) -> str | None:
+        """Store a match :meth:`create_match` made (with its table, for a ``friend`` or
+        ``open`` opponent: its link's token is returned, the ``password`` kept hashed) and
+        move the creator's ``stake`` to the escrow, in one transaction."""
         token = secrets.token_urlsafe(18) if opponent in ("friend", "open") else None
-        hashed = await hash_password(password, "table") if protected and password else None
+        hashed = await hash_password(password, "table") if password else None
         row.stake = stake
         kind = "open" if opponent == "open" else "closed"
         table = None if token is None else TableRow(
@@ -199,12 +237,7 @@ class Tables:
                 await coins.match_created(session, live.id)
         if token is not None:  # committed
             self._keep(TableInfo(live.id, token, hashed, kind))
-        self._serve(live)
-        if self.adopt is not None:
-            await self.adopt(live.id)
-        if opponent == "open":
-            await self.changed()
-        return live.id, token
+        return token
 
     def prepare_match(
         self, seats: list[Seat], target: int, bazaar: str, *, rated: bool = False,
@@ -297,7 +330,7 @@ class Tables:
             raise WrongPassword(token)
         if live.rated and not registered and live.status == "waiting":
             raise RatedOnly(token)
-        if await self.seat(live.id, user_id, nickname):
+        if await self._seat(live.id, user_id, nickname):
             if table.kind == "open":  # the lobby lists open tables only
                 await self.changed()
             return live.id, 1

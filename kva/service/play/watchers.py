@@ -57,7 +57,7 @@ class RemoteWatchers:
     """The other processes' watchers of the matches this process owns, as leases: per match,
     per process, the viewer keys it watches and until when (monotonic seconds) to believe
     it. A process renews its entries while it has sockets on the match
-    (:meth:`kva.service.play.PlayService.renew_watches`); an entry not renewed expires. A
+    (:meth:`kva.service.play.routing.watching.WatchRenewal.renew`); an entry not renewed expires. A
     match may also be watched by everyone for a while (a *grace* period: a match just taken
     over, whose remote watchers have not found the new owner yet)."""
 
