@@ -10,7 +10,7 @@ monotonic clock, the one the bench's ``--trace`` uses):
 - ``gc <t> gen<N> <ms>``: a garbage collection over 3 ms;
 - ``lag <t> <ms>``: the event loop came back from a 5 ms sleep more than 15 ms late (the loop
   was busy or blocked);
-- ``append <t> <ms>``: a journal append (``kva.storage.repo.append_journal``) took over 30 ms;
+- ``append <t> <ms>``: a journal append (``kva.storage.journal_writer``) took over 30 ms;
 - ``checkpoint <t> <ms> <busy> <log pages> <checkpointed>``: every periodic checkpoint of a
   SQLite write-ahead log (``kva.storage.sqlite_direct``), with SQLite's answer: a log that
   grows from one to the next is one the checkpoints do not keep up with;
@@ -61,7 +61,7 @@ def _on_gc(phase: str, info: dict[str, Any]) -> None:
 def _install() -> None:
     import asyncio
 
-    import kva.storage.repo as repo
+    import kva.storage.journal_writer as journal_writer
     import kva.web.app as app
     import kva.web.runtime as runtime
 
@@ -83,18 +83,11 @@ def _install() -> None:
 
     runtime.tune_gc = tune_gc
     app.tune_gc = tune_gc  # type: ignore[attr-defined]
-    real_append = repo.append_journal
-
-    async def append_journal(*args: Any, **kwargs: Any) -> bool:
-        started = time.perf_counter()
-        try:
-            return await real_append(*args, **kwargs)
-        finally:
-            ms = (time.perf_counter() - started) * 1000
-            if ms > 30:
-                _write(f"append {started:.4f} {ms:.1f}")
-
-    repo.append_journal = append_journal
+    writers = [journal_writer.JournalWriter]
+    for writer in writers:  # every writer class, each with an append of its own
+        writers.extend(writer.__subclasses__())
+        if "append" in vars(writer):
+            writer.append = _timed_append(writer.append)  # type: ignore[method-assign]
 
     import kva.storage.sqlite_direct as sqlite_direct
 
@@ -108,6 +101,21 @@ def _install() -> None:
         return busy, pages, done
 
     sqlite_direct._checkpoint_now = checkpoint_now
+
+
+def _timed_append(real: Any) -> Any:
+    """``real`` (a journal writer's ``append``), with an ``append`` line when it is slow."""
+
+    async def append(*args: Any, **kwargs: Any) -> bool:
+        started = time.perf_counter()
+        try:
+            return bool(await real(*args, **kwargs))
+        finally:
+            ms = (time.perf_counter() - started) * 1000
+            if ms > 30:
+                _write(f"append {started:.4f} {ms:.1f}")
+
+    return append
 
 
 #: When the loop last came round (the ``lag`` task's clock), for the watchdog.
