@@ -3,9 +3,10 @@
 
     PYTHONPATH=scripts/stall_probe kva bench server ... --trace /tmp/trace.txt
 
-Each server process (and each bot worker) writes ``$KVA_PROBE_DIR/probe-<pid>.log`` (default:
-the temporary folder), one line per event, stamped with ``time.perf_counter()`` (the machine's
-monotonic clock, the one the bench's ``--trace`` uses):
+Each server process (and each bot worker) writes ``$KVA_TEST_PROBE_DIR/probe-<pid>.log``
+(default: the temporary folder; a ``KVA_TEST_`` name, which ``kva serve`` leaves to the tools
+around it), one line per event, stamped with ``time.perf_counter()`` (the machine's monotonic
+clock, the one the bench's ``--trace`` uses):
 
 - ``gc <t> gen<N> <ms>``: a garbage collection over 3 ms;
 - ``lag <t> <ms>``: the event loop came back from a 5 ms sleep more than 15 ms late (the loop
@@ -43,7 +44,7 @@ _gc_started = 0.0
 def _write(line: str) -> None:
     global _out
     if _out is None:
-        folder = os.environ.get("KVA_PROBE_DIR", tempfile.gettempdir())
+        folder = os.environ.get("KVA_TEST_PROBE_DIR", tempfile.gettempdir())
         _out = open(os.path.join(folder, f"probe-{os.getpid()}.log"), "w", buffering=1)  # noqa: SIM115
     _out.write(line + "\n")
 
