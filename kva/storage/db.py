@@ -3,7 +3,6 @@ the journal writer of each engine, chosen when the engine is created."""
 
 from __future__ import annotations
 
-import os
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +38,8 @@ PG_POOL_SIZE = 16
 
 @dataclass(frozen=True, slots=True)
 class EngineOptions:
-    """What the configuration changes about an engine; the defaults are production's."""
+    """What the configuration changes about an engine (:meth:`kva.config.Settings.
+    engine_options`); the defaults are production's."""
 
     #: PostgreSQL's pool size (``KVA_DB_POOL_SIZE``).
     pool_size: int = PG_POOL_SIZE
@@ -49,11 +49,8 @@ class EngineOptions:
     pg_direct_append: bool = True
 
 
-#: The options of an engine made without any: the environment's.
-DEFAULT_OPTIONS = EngineOptions(
-    pool_size=int(os.environ.get("KVA_DB_POOL_SIZE") or PG_POOL_SIZE),
-    sqlite_direct_append=os.environ.get("KVA_SQLITE_DIRECT_APPEND", "1") != "0",
-    pg_direct_append=os.environ.get("KVA_PG_DIRECT_APPEND", "1") != "0")
+#: The options of an engine made without any.
+DEFAULT_OPTIONS = EngineOptions()
 
 #: Per engine: the writer of its journal appends (:func:`journal_writer_of`).
 _WRITERS: weakref.WeakKeyDictionary[Engine, JournalWriter] = weakref.WeakKeyDictionary()
@@ -110,9 +107,7 @@ def journal_writer_of(engine: AsyncEngine) -> JournalWriter:
     (for an engine made otherwise, chosen now with the default options and kept)."""
     writer = _WRITERS.get(engine.sync_engine)
     if writer is None:
-        writer = _WRITERS[engine.sync_engine] = choose_writer(
-            engine, sqlite_direct_append=DEFAULT_OPTIONS.sqlite_direct_append,
-            pg_direct_append=DEFAULT_OPTIONS.pg_direct_append)
+        writer = _WRITERS[engine.sync_engine] = choose_writer(engine)
     return writer
 
 

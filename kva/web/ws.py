@@ -16,6 +16,7 @@ from typing import Any, cast
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
+from kva.config import Settings
 from kva.service import NotFound, PlayError, PlayService
 from kva.service.messages import (
     MATCH_CLIENT_TYPES,
@@ -33,7 +34,6 @@ from kva.service.sessions import COOKIE, session_is_live, token_hash
 from kva.web.identity import session_of
 from kva.web.security import client_key, origin_ok
 from kva.web.services import services
-from kva.web.settings import Settings
 from kva.web.sockets import CLOSE_REVOKED, Channel, dumps
 
 router = APIRouter()

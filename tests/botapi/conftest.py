@@ -37,14 +37,13 @@ class Server(ServerThread):
 
 
 @pytest.fixture
-def make_server(database_url: str,
-                monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Server]]:
-    # Test bots move as fast as the server answers: no per-token rate limit unless a test
-    # sets one (test_botapi_limits.py does).
-    monkeypatch.setenv("KVA_BOT_API_RATE", "1000000/minute")
+def make_server(database_url: str) -> Iterator[Callable[..., Server]]:
     servers: list[Server] = []
 
     def make(broker_url: str | None = None, **settings: Any) -> Server:
+        # Test bots move as fast as the server answers: no per-token rate limit unless a
+        # test sets one (test_botapi_limits.py does).
+        settings = {"bot_api_rate": "1000000/minute", **settings}
         server = Server(database_url, broker_url, **settings).start()
         servers.append(server)  # type: ignore[arg-type]
         return server  # type: ignore[return-value]

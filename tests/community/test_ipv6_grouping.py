@@ -14,8 +14,8 @@ import websockets
 from accounts_help import ws_url
 from test_hardening_web import _plain_server
 
+from kva.config import Settings
 from kva.web.security import address_group, parse_trusted_proxies
-from kva.web.settings import Settings
 
 
 async def _tables_opened(base_url: str, addresses: list[str]) -> list[int]:

@@ -16,8 +16,8 @@ from community_help import make_user, signed_in, store_match
 from redis_help import REDIS_URL, redis_up
 from webhelp import Socket, Visitor
 
+from kva.config import Settings
 from kva.web.security import parse_trusted_proxies
-from kva.web.settings import Settings
 from kva.web.sockets import CLOSE_REPLACED, CLOSE_TOO_MANY, Channel, SocketRegistry
 
 
