@@ -7,29 +7,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
-from pathlib import Path
 
 from kva.service.coinaudit import audit, suspicious
-from kva.storage.db import create_engine, session_factory
+from kva.storage.db import DEFAULT_OPTIONS, EngineOptions, create_engine, session_factory
 from kva.storage.migrate import upgrade
 
 
-def database_url(given: str | None) -> str:
-    """``--database-url``, else ``KVA_DATABASE_URL``, else the server's default SQLite file."""
-    from kva.web.settings import async_database_url
-
-    data_dir = Path(os.environ.get("KVA_DATA_DIR") or "var")
-    return async_database_url(given or os.environ.get("KVA_DATABASE_URL")
-                              or f"sqlite+aiosqlite:///{data_dir / 'kva.sqlite3'}")
-
-
-async def run_audit(url: str, *, show_suspicious: bool, out: object = sys.stdout) -> int:
-    """Audit the ledger at ``url``; print the findings; the exit status. A discrepancy is
-    reported only if it is still there when the audit is run twice more (what a match
-    starting or ending between two reads shows is not a discrepancy)."""
-    engine = create_engine(url)
+async def run_audit(url: str, *, show_suspicious: bool, out: object = sys.stdout,
+                    options: EngineOptions = DEFAULT_OPTIONS) -> int:
+    """Audit the ledger at ``url`` (an engine with ``options``); print the findings; the exit
+    status. A discrepancy is reported only if it is still there when the audit is run twice
+    more (what a match starting or ending between two reads shows is not a discrepancy)."""
+    engine = create_engine(url, options)
     try:
         await upgrade(engine)
         reader = engine
@@ -62,8 +52,17 @@ async def run_audit(url: str, *, show_suspicious: bool, out: object = sys.stdout
 
 
 def _audit(args: argparse.Namespace) -> int:
-    return asyncio.run(run_audit(database_url(args.database_url),
-                                 show_suspicious=args.suspicious))
+    from kva.config import ConfigurationError, Settings, async_database_url
+
+    try:  # the server's settings, checked as it checks them (a secret is not needed here)
+        settings = Settings.from_env(create_secret=False)
+    except ConfigurationError as exc:
+        print(f"kva coins: {exc}", file=sys.stderr, flush=True)
+        return 2
+    url = (async_database_url(args.database_url) if args.database_url
+           else settings.database_url)
+    return asyncio.run(run_audit(url, show_suspicious=args.suspicious,
+                                 options=settings.engine_options()))
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -19,10 +19,10 @@ import dataclasses
 import logging
 import os
 import sys
-from collections.abc import Mapping
 from typing import Any
 
-from kva.web.settings import Settings
+from kva.config import ConfigurationError, Settings
+from kva.storage.db import EngineOptions
 
 #: The import string uvicorn's worker processes build the app from.
 APP_FACTORY = "kva.web.app:app_from_env"
@@ -72,19 +72,16 @@ def workers_problem(settings: Settings, workers: int) -> tuple[str | None, list[
     return None, warnings
 
 
-def uvicorn_options(settings: Settings, log_level: str,
-                    environ: Mapping[str, str]) -> dict[str, Any]:
+def uvicorn_options(settings: Settings, log_level: str) -> dict[str, Any]:
     """What every serving process is run with: frames of at most 64 KiB, no proxy headers
     (kva's own middleware reads them, from the trusted proxies only), per-message deflate
     unless ``KVA_WS_DEFLATE=0``, and WebSocket and HTTP protocols whose objects are freed when
     their connection ends or is upgraded (:mod:`kva.web.wsprotocol`)."""
     from kva.web.wsprotocol import FreedOnCloseWebSocketProtocol, FreedOnUpgradeHttpToolsProtocol
 
-    deflate = environ.get("KVA_WS_DEFLATE", "1").strip().lower() not in ("0", "false", "no",
-                                                                          "off")
     return {"host": settings.host, "port": settings.port, "log_level": log_level,
             "ws_max_size": 64 * 1024, "proxy_headers": False,
-            "ws_per_message_deflate": deflate, "ws": FreedOnCloseWebSocketProtocol,
+            "ws_per_message_deflate": settings.ws_deflate, "ws": FreedOnCloseWebSocketProtocol,
             "http": FreedOnUpgradeHttpToolsProtocol}
 
 
@@ -92,7 +89,11 @@ def run(args: argparse.Namespace) -> int:
     """Start the server and block until it is stopped."""
     import uvicorn
 
-    settings = Settings.from_env()  # also creates var/secret_key once, before any worker
+    try:  # also creates var/secret_key once, before any worker
+        settings = Settings.from_env()
+    except ConfigurationError as exc:
+        print(f"kva serve: {exc}", file=sys.stderr, flush=True)
+        return 2
     overrides = {}
     if args.host is not None:
         overrides["host"] = args.host
@@ -107,28 +108,30 @@ def run(args: argparse.Namespace) -> int:
         return 2
     for warning in warnings:
         print(f"kva serve: warning: {warning}", file=sys.stderr, flush=True)
-    common = uvicorn_options(settings, args.log_level, os.environ)
+    common = uvicorn_options(settings, args.log_level)
     if args.workers == 1:
         from kva.web.app import create_app
 
         print(f"kva: serving on http://{settings.host}:{settings.port}", flush=True)
         uvicorn.run(create_app(settings), **common)
         return 0
-    # The workers read the environment again: hand them what the command line changed.
+    # The workers read the environment again (the one way settings reach them): hand them
+    # what the command line changed.
     os.environ["KVA_HOST"] = settings.host
     os.environ["KVA_PORT"] = str(settings.port)
-    asyncio.run(_migrate(settings.database_url))  # once, before N processes start at once
+    # Migrated once, before N processes start at once.
+    asyncio.run(_migrate(settings.database_url, settings.engine_options()))
     print(f"kva: serving on http://{settings.host}:{settings.port} with {args.workers} "
           "processes", flush=True)
     uvicorn.run(APP_FACTORY, factory=True, workers=args.workers, **common)
     return 0
 
 
-async def _migrate(database_url: str) -> None:
+async def _migrate(database_url: str, options: EngineOptions) -> None:
     from kva.storage.db import create_engine
     from kva.storage.migrate import upgrade
 
-    engine = create_engine(database_url)
+    engine = create_engine(database_url, options)
     try:
         await upgrade(engine)
     finally:

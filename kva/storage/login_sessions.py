@@ -114,7 +114,7 @@ async def session_live(sessions: async_sessionmaker[AsyncSession], digest: str) 
         async with bind.connect() as conn:
             return await conn.scalar(_IS_LIVE, {"digest": digest}) is not None
     # A socket makes this check for every frame that is not an action: one SELECT sent to the
-    # driver as its own SQL, as kva.storage.repo.append_journal sends a move, not through an
+    # driver as its own SQL, as kva.storage.journal_writer sends a move, not through an
     # ORM session nor SQLAlchemy's cursor (CPU per check, microbenchmark: SQLite 0.80 (ORM
     # session) -> 0.39 (Core) -> 0.14 ms; PostgreSQL 0.9 (Core) -> 0.37 ms). A SELECT opens
     # no transaction in either driver (sqlite3 opens one before DML only), so none is left.

@@ -1,7 +1,7 @@
 """Journal appends on PostgreSQL through asyncpg connections of their own, not SQLAlchemy's pool.
 
-Every move of a match that goes on is one journal INSERT (:func:`kva.storage.repo.
-append_journal`), already sent to asyncpg as one statement. Taking a connection for it from
+Every move of a match that goes on is one journal INSERT (:mod:`kva.storage.journal_writer`),
+already sent to asyncpg as one statement. Taking a connection for it from
 the engine's pool and giving it back (SQLAlchemy's connection, pool checkout and checkin, its
 events and reset, each a greenlet hop) cost more of the loop's time than the statement itself:
 per append, 215-223 µs of CPU through the pool against 77-87 µs on a connection of its own,
@@ -15,13 +15,14 @@ A statement PostgreSQL refuses (a duplicate version, a foreign key) leaves its c
 was; any other failure (the connection lost, the task cancelled mid-statement) closes it, and
 the next append opens another. The connections are per engine and per event loop (asyncpg's
 connections belong to the loop that opened them) and are closed with the engine.
-``KVA_PG_DIRECT_APPEND=0`` sends appends through the pool again (to measure the difference).
+``KVA_PG_DIRECT_APPEND=0`` sends appends through the pool again (to measure the difference): the
+engine's journal writer is then chosen without these connections
+(:func:`kva.storage.journal_writer.choose_writer`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import weakref
 from collections.abc import Callable
 from typing import Any, Final
@@ -30,9 +31,6 @@ import asyncpg  # type: ignore[import-untyped]
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine
-
-#: Whether appends use connections of their own.
-ENABLED: Final = os.environ.get("KVA_PG_DIRECT_APPEND", "1") != "0"
 
 #: Connections appends may hold at once, per engine and loop.
 APPEND_CONNECTIONS: Final = 4
@@ -96,11 +94,9 @@ _APPENDERS: weakref.WeakKeyDictionary[Engine, tuple[asyncio.AbstractEventLoop, A
 _LISTENED: weakref.WeakSet[Engine] = weakref.WeakSet()
 
 
-def appenders(engine: AsyncEngine) -> Appenders | None:
-    """The running loop's :class:`Appenders` for ``engine`` (None when turned off); made on
-    first use, remade when another loop uses the engine, closed when it is disposed."""
-    if not ENABLED:
-        return None
+def appenders(engine: AsyncEngine) -> Appenders:
+    """The running loop's :class:`Appenders` for ``engine``; made on first use, remade when
+    another loop uses the engine, closed when it is disposed."""
     sync = engine.sync_engine
     loop = asyncio.get_running_loop()
     kept = _APPENDERS.get(sync)

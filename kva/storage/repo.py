@@ -7,7 +7,6 @@ docstring says otherwise, so a caller can put several writes in one transaction.
 from __future__ import annotations
 
 import secrets
-import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -15,6 +14,7 @@ from typing import Any, TypeVar, cast
 
 from sqlalchemy import (
     CursorResult,
+    Insert,
     Integer,
     String,
     Table,
@@ -32,7 +32,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import make_transient_to_detached
 
-from kva.storage import sqlite_direct
 from kva.storage.journal import assemble
 from kva.storage.models import (
     Base,
@@ -65,11 +64,6 @@ _APPEND_IF_LIVE = insert(_ACTIONS).from_select(
            bindparam("change", type_=Text))
     .where(exists().where(_SESSIONS.c.token_hash == bindparam("player_session"),
                           _SESSIONS.c.revoked_at.is_(None))))
-#: The same inserts as the driver's own SQL (``RETURNING seq``: no row when the session check
-#: kept it out), with their parameters' order, per dialect and kind (see :func:`append_journal`).
-_DRIVER_SQL: dict[tuple[str, bool], tuple[str, tuple[str, ...]]] = {}
-#: PostgreSQL's SQLSTATE for a duplicate key.
-UNIQUE_VIOLATION = "23505"
 
 
 class SessionEnded(Exception):
@@ -299,7 +293,7 @@ async def append_change(
 
 
 #: The drivers a statement on a hot path goes to directly, not through SQLAlchemy's cursor,
-#: transaction and pool reset (:func:`append_journal`;
+#: transaction and pool reset (:mod:`kva.storage.journal_writer`;
 #: :func:`kva.service.sessions.session_is_live`).
 _DIRECT_DRIVERS = (("sqlite", "aiosqlite"), ("postgresql", "asyncpg"))
 
@@ -309,141 +303,11 @@ def sent_direct(dialect: Dialect) -> bool:
     return (dialect.name, dialect.driver) in _DIRECT_DRIVERS
 
 
-def _driver_sql(dialect: Dialect, guarded: bool) -> tuple[str, tuple[str, ...]]:
-    key = (dialect.name, guarded)
-    if key not in _DRIVER_SQL:
-        statement = (_APPEND_IF_LIVE if guarded else _APPEND).returning(_ACTIONS.c.seq)
-        compiled = statement.compile(dialect=dialect)
-        order = tuple(compiled.positiontup or ())
-        _DRIVER_SQL[key] = (str(compiled), order)
-    return _DRIVER_SQL[key]
-
-
-async def append_journal(
-    engine: AsyncEngine, match_id: str, seq: int, change: str,
-    player_session: str | None = None,
-) -> bool:
-    """:func:`append_change` on its own, committed: the path of every move of a match that goes
-    on, so the cheapest one. A single INSERT needs no transaction around it; on SQLite
-    (aiosqlite) and PostgreSQL (asyncpg) it goes to the driver as one statement (``INSERT ...
-    RETURNING``) and its commit, not through SQLAlchemy's cursor, transaction and pool reset
-    (each a hop to aiosqlite's thread or a round trip to PostgreSQL): 0.29 -> 0.16 ms of CPU
-    per append on SQLite, 0.40 -> 0.22 ms on PostgreSQL (docs/performance.md, "Third
-    session"). On SQLite the append is written at once on the event loop's own connection
-    when no other connection holds the write lock (:mod:`kva.storage.sqlite_direct`), else the
-    INSERT and its COMMIT are one trip to aiosqlite's thread, not two. On PostgreSQL it runs on
-    an asyncpg connection of the appends' own, not one from the pool
-    (:mod:`kva.storage.pg_direct`). Other databases take the SQLAlchemy path.
-
-    Returns False when version ``seq`` exists (a stale copy); :class:`SessionEnded` when
-    ``player_session`` has ended; nothing is written in either case.
-    """
-    dialect = engine.dialect
-    driver_name = dialect.driver
-    if not sent_direct(dialect):
-        async with engine.begin() as conn:
-            return await append_change(conn, match_id, seq, change, player_session)
-    sql, order = _driver_sql(dialect, player_session is not None)
-    values = {"match_id": match_id, "seq": seq, "change": change,
-              "player_session": player_session}
-    params = [values[name] for name in order]
-    try:
-        written = (_append_directly(engine, sql, params) if driver_name == "aiosqlite"
-                   else await _append_on_own_connection(engine, sql, params))
-        if written is None:  # SQLite's file is locked, or no own connection: the pool's
-            written = await _append_through_pool(engine, driver_name, sql, params)
-    except _VersionTaken:
-        return False
-    if not written:
-        raise SessionEnded("the session of this change has ended")
-    return True
-
-
-class _VersionTaken(Exception):
-    """The journal row of this version exists: the writer's copy is stale."""
-
-
-async def _append_through_pool(
-    engine: AsyncEngine, driver_name: str, sql: str, params: list[Any]
-) -> bool:
-    """The append on a pooled connection, straight to its driver: whether it wrote its row
-    (:class:`_VersionTaken` when the version exists)."""
-    async with engine.connect() as conn:
-        driver = (await conn.get_raw_connection()).driver_connection
-        assert driver is not None
-        if driver_name == "asyncpg":
-            written = await _asyncpg_append(
-                lambda sql, params: driver.fetchval(sql, *params), sql, params)
-        else:
-            # One trip to aiosqlite's thread: the INSERT and its COMMIT (or ROLLBACK) run
-            # there as one call (:func:`_append_on_thread`), not as two awaited hops. sqlite3
-            # opens a transaction before the INSERT, and SQLite's pool does not roll back a
-            # connection it gets back (kva.storage.db): the call ends it whatever happens,
-            # and runs to its end even if this task is cancelled while it waits, before
-            # anything a later user of the connection puts on the thread's queue.
-            try:
-                written = await driver._execute(_append_on_thread, driver, sql, params)
-            except sqlite3.IntegrityError:  # the version exists (rolled back)
-                raise _VersionTaken from None
-    return written
-
-
-async def _append_on_own_connection(
-    engine: AsyncEngine, sql: str, params: list[Any]
-) -> bool | None:
-    """The append on PostgreSQL on a connection of the appends' own
-    (:mod:`kva.storage.pg_direct`): whether it wrote its row, or None when appends have no
-    connections of their own (:class:`_VersionTaken` when the version exists)."""
-    from kva.storage import pg_direct  # asyncpg is loaded only where PostgreSQL is used
-
-    own = pg_direct.appenders(engine)
-    if own is None:
-        return None
-    return await _asyncpg_append(own.fetchval, sql, params)
-
-
-async def _asyncpg_append(
-    fetchval: Callable[[str, list[Any]], Awaitable[Any]], sql: str, params: list[Any]
-) -> bool:
-    """The append through asyncpg's ``fetchval``: whether it wrote its row
-    (:class:`_VersionTaken` when the version exists)."""
-    try:
-        return await fetchval(sql, params) is not None
-    except Exception as exc:
-        if getattr(exc, "sqlstate", None) != UNIQUE_VIOLATION:  # not "the version exists"
-            raise
-        raise _VersionTaken from None
-
-
-def _append_directly(engine: AsyncEngine, sql: str, params: list[Any]) -> bool | None:
-    """The append on the loop's own SQLite connection (:mod:`kva.storage.sqlite_direct`):
-    whether it wrote its row, or None when it cannot be written at once that way
-    (:class:`_VersionTaken` when the version exists)."""
-    conn = sqlite_direct.direct_connection(engine)
-    if conn is None:
-        return None
-    try:
-        written = sqlite_direct.try_append(conn, sql, params)
-    except sqlite3.IntegrityError:
-        raise _VersionTaken from None
-    if written is not sqlite_direct.BUSY:
-        sqlite_direct.appended(engine)
-    return written
-
-
-def _append_on_thread(driver: Any, sql: str, params: list[Any]) -> bool:
-    """On aiosqlite's thread (``driver``: the aiosqlite connection): run the journal INSERT of
-    :func:`append_journal` and commit it, or roll back on any error and raise it; whether it
-    wrote its row (a guarded INSERT whose session has ended writes none, and commits
-    nothing)."""
-    conn: sqlite3.Connection = driver._conn
-    try:
-        written = bool(conn.execute(sql, params).fetchall())
-        conn.commit()
-    except BaseException:
-        conn.rollback()
-        raise
-    return written
+def journal_insert(*, guarded: bool) -> Insert:
+    """The journal INSERT of :func:`append_change` (``guarded``: the one that checks
+    ``player_session``), for the writers that send it as their driver's own SQL
+    (:mod:`kva.storage.journal_writer`)."""
+    return _APPEND_IF_LIVE if guarded else _APPEND
 
 
 async def save_match_state(

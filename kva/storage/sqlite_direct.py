@@ -1,10 +1,10 @@
 """Journal appends on SQLite written at once, on the event loop's own thread, when nobody else
 is writing.
 
-Every move of a match that goes on is one journal INSERT (:func:`kva.storage.repo.
-append_journal`). Through the engine it waits for SQLite's one pooled connection and then for a
-trip to aiosqlite's thread and back; under load the way back waits behind everything else the
-event loop has to do, and the connection stays checked out meanwhile, so the next append queues
+Every move of a match that goes on is one journal INSERT (:mod:`kva.storage.journal_writer`).
+Through the engine it waits for SQLite's one pooled connection and then for a trip to
+aiosqlite's thread and back; under load the way back waits behind everything else the event
+loop has to do, and the connection stays checked out meanwhile, so the next append queues
 behind it. Measured at 500 live matches (``kva bench server``): the pooled
 connection was checked out 37-39 % of the time, 0.8 ms per checkout on average, most of them
 appends, for an INSERT that SQLite itself does in tens of microseconds.
@@ -26,28 +26,26 @@ The engine's connection also checkpoints at SQLite's usual 1,000 pages whenever 
 committed (long matches, few new ones), a checkpoint on the loop's thread held the loop for
 70-120 ms, hence the periodic one in a worker thread.
 
-Only for a SQLite database in a file: an in-memory database is private to its connection.
-``KVA_SQLITE_DIRECT_APPEND=0`` turns it off (to measure the difference).
+Only for a SQLite database in a file (:func:`database_file`): an in-memory database is private
+to its connection. ``KVA_SQLITE_DIRECT_APPEND=0`` turns it off (to measure the difference): the
+engine's journal writer is then chosen without it (:func:`kva.storage.journal_writer.
+choose_writer`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import sqlite3
 import threading
 import weakref
 from typing import Any, Final
 
 from sqlalchemy import event
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import URL, Engine
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 log = logging.getLogger(__name__)
-
-#: Whether appends try the direct connection first.
-ENABLED: Final = os.environ.get("KVA_SQLITE_DIRECT_APPEND", "1") != "0"
 
 #: What :func:`try_append` returns when another connection holds SQLite's write lock.
 BUSY: Final = None
@@ -80,8 +78,8 @@ _LOCKED_CODES: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 
 def direct_connection(engine: AsyncEngine) -> sqlite3.Connection | None:
     """The calling thread's direct connection to ``engine``'s SQLite file, opened on first use
-    and closed when the engine is disposed; None when there is none to have (not SQLite, an
-    in-memory database, or :data:`ENABLED` off)."""
+    and closed when the engine is disposed; None when there is none to have (not SQLite, or an
+    in-memory database)."""
     sync = engine.sync_engine
     per_thread = _CONNECTIONS.get(sync)
     if per_thread is None:
@@ -93,12 +91,20 @@ def direct_connection(engine: AsyncEngine) -> sqlite3.Connection | None:
     return per_thread[thread]
 
 
-def _open(sync: Engine) -> sqlite3.Connection | None:
-    url = sync.url
+def database_file(url: URL) -> str | None:
+    """The file of ``url``'s SQLite database, or None when it has none a second connection can
+    open (not SQLite, or a database in memory)."""
     database = url.database
-    if (not ENABLED or url.get_backend_name() != "sqlite" or not database
+    if (url.get_backend_name() != "sqlite" or not database
             or database == ":memory:" or database.startswith("file:")
             or url.query.get("mode") == "memory"):
+        return None
+    return database
+
+
+def _open(sync: Engine) -> sqlite3.Connection | None:
+    database = database_file(sync.url)
+    if database is None:
         return None
     # Autocommit (each statement its own transaction), no busy handler (locked: fail at once),
     # the engine's other settings (kva.storage.db.create_engine); WAL is the file's already.

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
+from kva.config import Settings
 from kva.service.attendance import make_attendance
 from kva.service.bots import make_executor
 from kva.service.broker import Broker, make_broker
@@ -37,7 +38,6 @@ from kva.web.identity import SessionCodec
 from kva.web.middleware import IdentityAndLanguage
 from kva.web.runtime import collecting_old_garbage, tune_gc
 from kva.web.services import Services
-from kva.web.settings import Settings
 from kva.web.sockets import SocketRegistry
 
 log = logging.getLogger(__name__)
@@ -71,7 +71,7 @@ def _lifespan(settings: Settings, bot_executor: Executor | None,
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        engine = create_engine(settings.database_url)
+        engine = create_engine(settings.database_url, settings.engine_options())
         await upgrade(engine)
         broker = make_broker(settings.broker_url)
         await broker.start()

@@ -16,7 +16,6 @@ import contextlib
 import functools
 import json
 import logging
-import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -31,6 +30,7 @@ from limits.aio.strategies import MovingWindowRateLimiter
 from limits.storage import storage_from_string
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from kva.config import Settings
 from kva.i18n import LOCALES, jinja_env
 from kva.rules import parse_ascii_int
 from kva.service import NotFound, PlayError
@@ -53,13 +53,6 @@ router = APIRouter()
 API_VERSION = 1
 #: The largest request body accepted (the WebSocket's frame limit).
 MAX_BODY = 4096
-#: An empty line goes down every open stream this often, so proxies and clients see it alive.
-HEARTBEAT_S = float(os.environ.get("KVA_BOT_HEARTBEAT", "10") or 10)
-#: Requests per token (``limits`` notation); ``KVA_BOT_API_RATE`` overrides.
-DEFAULT_RATE = "30/second;1200/minute"
-#: Failed token authentications per address (client_key) before it must wait: guessing
-#: tokens is slow, and an owner who pasted a wrong token still gets several tries.
-DEFAULT_AUTH_FAIL_RATE = "20/minute;200/hour"
 #: Streams one token may hold open at once on one process (events and matches together).
 MAX_STREAMS = 32
 #: HTTP status of each play-service refusal (the WebSocket's codes).
@@ -85,15 +78,15 @@ _REVOKED_LINE = _line({"type": "error", "code": "revoked", "message": "this toke
 
 class BotApi:
     """Per-app state: the challenge service, the rate limiter, and the open streams of each
-    token (ended at once when it is revoked)."""
+    token (ended at once when it is revoked). ``settings`` gives the limits (per token, and
+    failed authentications per address) and where they are counted."""
 
-    def __init__(self, challenges: Challenges, storage_url: str) -> None:
+    def __init__(self, challenges: Challenges, settings: Settings) -> None:
         self.challenges = challenges
-        self.rate: list[RateLimitItem] = parse_limits(
-            "KVA_BOT_API_RATE", os.environ.get("KVA_BOT_API_RATE") or DEFAULT_RATE)
+        self.rate: list[RateLimitItem] = parse_limits("KVA_BOT_API_RATE", settings.bot_api_rate)
         self.auth_fail_rate: list[RateLimitItem] = parse_limits(
-            "KVA_BOT_API_AUTH_FAIL_RATE",
-            os.environ.get("KVA_BOT_API_AUTH_FAIL_RATE") or DEFAULT_AUTH_FAIL_RATE)
+            "KVA_BOT_API_AUTH_FAIL_RATE", settings.bot_api_auth_fail_rate)
+        storage_url = settings.rate_limit_storage
         storage: AsyncStorage
         if storage_url.startswith(("redis://", "rediss://")):
             storage = cast(AsyncStorage, storage_from_string(
@@ -454,10 +447,11 @@ async def _match_lines(request: Request, caller: BotCaller, match_id: str,
 
 
 async def _next_item(queue: asyncio.Queue[Any], svc: Services, caller: BotCaller) -> Any:
-    """The stream's next queued item; None after :data:`HEARTBEAT_S` quiet seconds (time for a
-    heartbeat), or :data:`_REVOKED` once the token turns out to be revoked meanwhile."""
+    """The stream's next queued item; None after ``KVA_BOT_HEARTBEAT`` quiet seconds (time for
+    a heartbeat line, so proxies and clients see the stream alive), or :data:`_REVOKED` once
+    the token turns out to be revoked meanwhile."""
     try:
-        return await asyncio.wait_for(queue.get(), HEARTBEAT_S)
+        return await asyncio.wait_for(queue.get(), svc.settings.bot_heartbeat)
     except TimeoutError:
         if not await bots.token_is_live(svc.sessions, caller.token_hash):
             return _REVOKED
@@ -730,7 +724,7 @@ def install(app: FastAPI) -> None:
             challenges = Challenges(svc.sessions, svc.broker, svc.play,
                                     svc.settings.challenges_per_target)
             svc.play.commit_hooks.append(challenges.after_commit)
-            api = BotApi(challenges, svc.settings.rate_limit_storage)
+            api = BotApi(challenges, svc.settings)
             app.state.botapi = api
             for locale in LOCALES:  # pages mark bot accounts' names (templates/_bot_mark.html)
                 jinja_env(locale, TEMPLATE_LOADER).globals["is_bot_name"] = bots.is_bot_name

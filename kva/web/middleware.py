@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from kva.config import Settings
 from kva.i18n import COOKIE_NAME as LANG_COOKIE
 from kva.i18n import negotiate_locale
 from kva.service.sessions import Identity, identify_legacy
@@ -22,7 +23,6 @@ from kva.web import errors
 from kva.web.identity import COOKIE, MAX_AGE, SessionCodec, session_of
 from kva.web.security import client_ip, origin_ok
 from kva.web.services import services
-from kva.web.settings import Settings
 
 #: The Content-Security-Policy of every page: scripts, styles and connections (WebSockets
 #: included: CSP3's 'self' covers ws:/wss: of the same host) only from this site, no inline

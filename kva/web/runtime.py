@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 THRESHOLDS: tuple[int, int, int] = (1_000, 1_000_000, 1_000_000)
 _tuned: list[bool] = []
 #: Seconds between two full collections (see :func:`collecting_old_garbage`; the setting
-#: ``KVA_GC_FULL_EVERY`` of :class:`kva.web.settings.Settings` passes another).
+#: ``KVA_GC_FULL_EVERY`` of :class:`kva.config.Settings` passes another).
 FULL_COLLECTION_EVERY = 600.0
 
 

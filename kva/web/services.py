@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.applications import Starlette
 from starlette.requests import HTTPConnection
 
+from kva.config import Settings
 from kva.service.broker import Broker
 from kva.service.lobby import Lobby
 from kva.service.play import PlayService
@@ -19,7 +20,6 @@ from kva.service.presence import Presence
 from kva.service.quickgame import QuickGame
 from kva.service.ratelimit import AuthRateLimiter
 from kva.service.rematch import RematchService
-from kva.web.settings import Settings
 from kva.web.sockets import SocketRegistry
 
 

@@ -3,14 +3,15 @@
 
     PYTHONPATH=scripts/stall_probe kva bench server ... --trace /tmp/trace.txt
 
-Each server process (and each bot worker) writes ``$KVA_PROBE_DIR/probe-<pid>.log`` (default:
-the temporary folder), one line per event, stamped with ``time.perf_counter()`` (the machine's
-monotonic clock, the one the bench's ``--trace`` uses):
+Each server process (and each bot worker) writes ``$KVA_TEST_PROBE_DIR/probe-<pid>.log``
+(default: the temporary folder; a ``KVA_TEST_`` name, which ``kva serve`` leaves to the tools
+around it), one line per event, stamped with ``time.perf_counter()`` (the machine's monotonic
+clock, the one the bench's ``--trace`` uses):
 
 - ``gc <t> gen<N> <ms>``: a garbage collection over 3 ms;
 - ``lag <t> <ms>``: the event loop came back from a 5 ms sleep more than 15 ms late (the loop
   was busy or blocked);
-- ``append <t> <ms>``: a journal append (``kva.storage.repo.append_journal``) took over 30 ms;
+- ``append <t> <ms>``: a journal append (``kva.storage.journal_writer``) took over 30 ms;
 - ``checkpoint <t> <ms> <busy> <log pages> <checkpointed>``: every periodic checkpoint of a
   SQLite write-ahead log (``kva.storage.sqlite_direct``), with SQLite's answer: a log that
   grows from one to the next is one the checkpoints do not keep up with;
@@ -43,7 +44,7 @@ _gc_started = 0.0
 def _write(line: str) -> None:
     global _out
     if _out is None:
-        folder = os.environ.get("KVA_PROBE_DIR", tempfile.gettempdir())
+        folder = os.environ.get("KVA_TEST_PROBE_DIR", tempfile.gettempdir())
         _out = open(os.path.join(folder, f"probe-{os.getpid()}.log"), "w", buffering=1)  # noqa: SIM115
     _out.write(line + "\n")
 
@@ -61,7 +62,7 @@ def _on_gc(phase: str, info: dict[str, Any]) -> None:
 def _install() -> None:
     import asyncio
 
-    import kva.storage.repo as repo
+    import kva.storage.journal_writer as journal_writer
     import kva.web.app as app
     import kva.web.runtime as runtime
 
@@ -83,18 +84,11 @@ def _install() -> None:
 
     runtime.tune_gc = tune_gc
     app.tune_gc = tune_gc  # type: ignore[attr-defined]
-    real_append = repo.append_journal
-
-    async def append_journal(*args: Any, **kwargs: Any) -> bool:
-        started = time.perf_counter()
-        try:
-            return await real_append(*args, **kwargs)
-        finally:
-            ms = (time.perf_counter() - started) * 1000
-            if ms > 30:
-                _write(f"append {started:.4f} {ms:.1f}")
-
-    repo.append_journal = append_journal
+    writers = [journal_writer.JournalWriter]
+    for writer in writers:  # every writer class, each with an append of its own
+        writers.extend(writer.__subclasses__())
+        if "append" in vars(writer):
+            writer.append = _timed_append(writer.append)  # type: ignore[method-assign]
 
     import kva.storage.sqlite_direct as sqlite_direct
 
@@ -108,6 +102,21 @@ def _install() -> None:
         return busy, pages, done
 
     sqlite_direct._checkpoint_now = checkpoint_now
+
+
+def _timed_append(real: Any) -> Any:
+    """``real`` (a journal writer's ``append``), with an ``append`` line when it is slow."""
+
+    async def append(*args: Any, **kwargs: Any) -> bool:
+        started = time.perf_counter()
+        try:
+            return bool(await real(*args, **kwargs))
+        finally:
+            ms = (time.perf_counter() - started) * 1000
+            if ms > 30:
+                _write(f"append {started:.4f} {ms:.1f}")
+
+    return append
 
 
 #: When the loop last came round (the ``lag`` task's clock), for the watchdog.

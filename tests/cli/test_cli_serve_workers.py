@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kva.commands.serve import APP_FACTORY, workers_problem
-from kva.web.settings import Settings
+from kva.config import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 PG = "postgresql+asyncpg://kva@db/kva"

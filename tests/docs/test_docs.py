@@ -61,15 +61,38 @@ def test_the_readme_says_how_to_play_stop_reset_and_open_the_server_to_a_phone()
         assert needed in readme, needed
 
 
+def _configuration_table() -> set[str]:
+    """The variables docs/configuration.md's table has a row for."""
+    return set(re.findall(r"^\| `(KVA_[A-Z0-9_]+)`", (ROOT / "docs" / "configuration.md")
+                          .read_text(encoding="utf-8"), re.MULTILINE))
+
+
 def test_every_setting_the_code_reads_is_in_the_configuration_table() -> None:
     """A ``KVA_*`` variable the code reads and docs/configuration.md's table lacks is a setting
     an operator cannot find; one the table lists and no code reads is a setting that does
-    nothing. (``KVA_TEST_*`` variables are the test suite's, described in prose.)"""
+    nothing. (``KVA_TEST_*`` variables are the test suite's, described in prose.) Settings are
+    read in kva/config.py, which knows them all (``KNOWN_VARIABLES``); a name elsewhere in the
+    code is one it mentions (an error, a docstring), and must be a setting too, or one of the
+    example bot client's, which the server leaves alone (``CLIENT_VARIABLES``)."""
+    from kva.config import CLIENT_VARIABLES, KNOWN_VARIABLES
+
     code: set[str] = set()
     for path in (ROOT / "kva").rglob("*.py"):
         found = re.findall(r"\bKVA_[A-Z0-9_]+\b", path.read_text(encoding="utf-8"))
-        code |= {name for name in found if not name.startswith("KVA_TEST_")}
-    table = set(re.findall(r"^\| `(KVA_[A-Z0-9_]+)`", (ROOT / "docs" / "configuration.md")
-                           .read_text(encoding="utf-8"), re.MULTILINE))
+        code |= {name for name in found
+                 if not name.startswith("KVA_TEST_") and name not in CLIENT_VARIABLES}
+    table = _configuration_table()
     assert sorted(code - table) == [], "read by the code, missing from the table"
     assert sorted(table - code) == [], "in the table, read by no code"
+    assert sorted(KNOWN_VARIABLES ^ table) == [], "known to kva.config or in the table, not both"
+
+
+def test_every_documented_setting_is_accepted_at_start() -> None:
+    """Each name in the table passes the start's check of unknown names; set to nothing, each
+    takes its default."""
+    from kva.config import Settings, check_names
+
+    documented = dict.fromkeys(_configuration_table(), "")
+    check_names(documented)
+    settings = Settings.from_env({**documented, "KVA_SECRET_KEY": "k"})
+    assert settings == Settings.from_env({"KVA_SECRET_KEY": "k"})

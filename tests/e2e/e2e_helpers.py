@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 #: Screenshots of key states, for a human to look at (kept after the run).
-SHOTS = Path(os.environ.get("KVA_SHOTS_DIR", "/tmp/kva-shots"))
+SHOTS = Path(os.environ.get("KVA_TEST_SHOTS_DIR", "/tmp/kva-shots"))
 #: Default wait for one page reaction, in milliseconds.
 STEP_MS = 10_000
 

@@ -18,8 +18,8 @@ import httpx
 import uvicorn
 import websockets
 
+from kva.config import Settings
 from kva.web.app import create_app
-from kva.web.settings import Settings
 
 SECRET = "tests-web-secret-key-0123456789abcdef"
 

@@ -1,11 +1,12 @@
-"""Helpers for the journal-append tests: a bare active match row to append to, and the rows
-its journal holds."""
+"""Helpers for the journal-append tests: a bare active match row to append to, an append the
+way a move makes it, and the rows its journal holds."""
 
 from __future__ import annotations
 
-from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
 from kva.storage import repo
+from kva.storage.db import journal_writer_of
 from kva.storage.models import MatchFair, MatchRow
 
 
@@ -22,3 +23,9 @@ async def journal_rows(sessions: async_sessionmaker, match_id: str) -> list[tupl
     """The (version, change) rows of ``match_id``'s journal, in order."""
     async with sessions() as session:
         return await repo.journal_since(session, match_id, 0)
+
+
+async def append_journal(engine: AsyncEngine, match_id: str, seq: int, change: str,
+                         player_session: str | None = None) -> bool:
+    """Append as a move does: with the writer chosen for ``engine`` when it was made."""
+    return await journal_writer_of(engine).append(engine, match_id, seq, change, player_session)

@@ -20,9 +20,11 @@ from kva.service.broker import MemoryBroker
 from kva.service.play import PlayService
 from kva.service.play.commit import record_of
 from kva.storage import journal, repo
+from kva.storage import journal_writer as writers
 from kva.storage.models import MatchAction
 from tests.helpers.community_help import make_user
 from tests.helpers.play import make_play
+from tests.storage.journal_help import append_journal
 
 
 def _service(sessions: async_sessionmaker, broker: MemoryBroker | None = None) -> PlayService:
@@ -200,7 +202,7 @@ def test_change_rows_fold_back_into_the_record() -> None:
     assert checkpoint["hands"][0]["moves"] == []  # the checkpoint is left untouched
 
 
-def test_pool_options(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pool_options() -> None:
     from kva.storage.db import PG_POOL_SIZE, pool_options
 
     lite = pool_options("sqlite+aiosqlite:///x.db")
@@ -209,8 +211,7 @@ def test_pool_options(monkeypatch: pytest.MonkeyPatch) -> None:
     pg = pool_options("postgresql+asyncpg://u@h/db")
     assert pg["pool_size"] == PG_POOL_SIZE and pg["max_overflow"] == 0
     assert pg["pool_pre_ping"] is False  # no round trip per checkout
-    monkeypatch.setenv("KVA_DB_POOL_SIZE", "7")
-    assert pool_options("postgresql+asyncpg://u@h/db")["pool_size"] == 7
+    assert pool_options("postgresql+asyncpg://u@h/db", 7)["pool_size"] == 7  # KVA_DB_POOL_SIZE
 
 
 def test_tune_gc_freezes_once_and_raises_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -397,7 +398,7 @@ async def test_a_refused_or_cancelled_append_leaves_no_transaction_open(
     await _step(play, match_id, ids, random.Random(1))  # a move: one journal row
     version = play._live[match_id].version
     change = journal.encode({"checkpoint": "active"})
-    assert await repo.append_journal(engine, match_id, version, change) is False  # exists
+    assert await append_journal(engine, match_id, version, change) is False  # exists
     assert await _sqlite_writable(url)
 
     class _CancelledCommit:  # the sqlite3 connection, but cancelled at its COMMIT
@@ -414,13 +415,13 @@ async def test_a_refused_or_cancelled_append_leaves_no_transaction_open(
         def __init__(self, driver: Any) -> None:
             self._conn = _CancelledCommit(driver._conn)
 
-    on_thread = repo._append_on_thread
+    on_thread = writers._append_on_thread
     # The way an append goes when the loop's direct connection finds the file locked.
-    monkeypatch.setattr(repo, "_append_directly", lambda *args: None)
-    monkeypatch.setattr(repo, "_append_on_thread",
+    monkeypatch.setattr(writers, "_append_directly", lambda *args: None)
+    monkeypatch.setattr(writers, "_append_on_thread",
                         lambda driver, sql, params: on_thread(_Driver(driver), sql, params))
     with pytest.raises(asyncio.CancelledError):
-        await repo.append_journal(engine, match_id, version + 1, change)
+        await append_journal(engine, match_id, version + 1, change)
     monkeypatch.undo()
     assert await _sqlite_writable(url)
     async with sessions() as session:

@@ -20,9 +20,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
 from kva.service import sessions as session_service
 from kva.storage import fair as fair_store
+from kva.storage import journal_writer as writers
 from kva.storage import repo, sqlite_direct
 from kva.storage.models import MatchAction, SessionRow, User
-from tests.storage.journal_help import journal_rows, make_match
+from tests.storage.journal_help import append_journal, journal_rows, make_match
 
 
 @pytest.fixture
@@ -53,13 +54,13 @@ async def test_an_append_is_refused_for_a_taken_version_or_an_ended_session(
     _user, token = await session_service.guest_with_session(sessions)
     await make_match(sessions, "fast-append-1")
     live = session_service.token_hash(token)
-    assert await repo.append_journal(engine, "fast-append-1", 1, '{"a":1}', live)
-    assert await repo.append_journal(engine, "fast-append-1", 1, '{"b":1}', live) is False
-    assert await repo.append_journal(engine, "fast-append-1", 1, '{"c":1}') is False
+    assert await append_journal(engine, "fast-append-1", 1, '{"a":1}', live)
+    assert await append_journal(engine, "fast-append-1", 1, '{"b":1}', live) is False
+    assert await append_journal(engine, "fast-append-1", 1, '{"c":1}') is False
     assert await session_service.revoke(sessions, token)
     with pytest.raises(repo.SessionEnded):
-        await repo.append_journal(engine, "fast-append-1", 2, '{"d":2}', live)
-    assert await repo.append_journal(engine, "fast-append-1", 2, '{"e":2}')
+        await append_journal(engine, "fast-append-1", 2, '{"d":2}', live)
+    assert await append_journal(engine, "fast-append-1", 2, '{"e":2}')
     assert await journal_rows(sessions, "fast-append-1") == [(1, '{"a":1}'), (2, '{"e":2}')]
     if engine.dialect.name == "sqlite":
         assert not await _in_transaction(engine)
@@ -67,7 +68,7 @@ async def test_an_append_is_refused_for_a_taken_version_or_an_ended_session(
 
 def _direct_path_busy(monkeypatch: pytest.MonkeyPatch) -> None:
     """Appends find the direct connection locked, so they take the pooled connection."""
-    monkeypatch.setattr(repo, "_append_directly", lambda *args: sqlite_direct.BUSY)
+    monkeypatch.setattr(writers, "_append_directly", lambda *args: sqlite_direct.BUSY)
 
 
 def _count_thread_calls(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
@@ -96,15 +97,15 @@ async def test_an_append_is_written_at_once_when_nobody_else_writes(
     live = session_service.token_hash(token)
     await make_match(sessions, "direct-append-1")
     calls = _count_thread_calls(monkeypatch)
-    assert await repo.append_journal(engine, "direct-append-1", 1, '{"a":1}', live)
-    assert await repo.append_journal(engine, "direct-append-1", 1, '{"b":1}') is False
-    assert await repo.append_journal(engine, "direct-append-1", 2, '{"c":2}')
+    assert await append_journal(engine, "direct-append-1", 1, '{"a":1}', live)
+    assert await append_journal(engine, "direct-append-1", 1, '{"b":1}') is False
+    assert await append_journal(engine, "direct-append-1", 2, '{"c":2}')
     assert calls == []
     monkeypatch.undo()
     assert await session_service.revoke(sessions, token)
     calls = _count_thread_calls(monkeypatch)
     with pytest.raises(repo.SessionEnded):
-        await repo.append_journal(engine, "direct-append-1", 3, '{"d":3}', live)
+        await append_journal(engine, "direct-append-1", 3, '{"d":3}', live)
     assert calls == []
     monkeypatch.undo()
     assert await journal_rows(sessions, "direct-append-1") == [(1, '{"a":1}'), (2, '{"c":2}')]
@@ -130,7 +131,7 @@ async def test_an_append_waits_its_turn_while_the_engine_writes(
                                         "change) VALUES (?, ?, ?) RETURNING seq",
                                         ["direct-append-2", 9, "{}"]) is sqlite_direct.BUSY
         task = asyncio.create_task(
-            repo.append_journal(engine, "direct-append-2", 2, '{"queued":2}'))
+            append_journal(engine, "direct-append-2", 2, '{"queued":2}'))
         await asyncio.sleep(0.05)
         assert not task.done()
     assert await task
@@ -161,16 +162,16 @@ async def test_the_log_is_checkpointed_off_the_loop_every_so_many_appends(
     monkeypatch.setattr(sqlite_direct, "_checkpoint_now", recorded)
     calls = _count_thread_calls(monkeypatch)
     for seq in (1, 2):
-        assert await repo.append_journal(engine, "direct-append-checkpoint", seq, "{}")
+        assert await append_journal(engine, "direct-append-checkpoint", seq, "{}")
     assert engine not in sqlite_direct._CHECKPOINTS and calls == []
-    assert await repo.append_journal(engine, "direct-append-checkpoint", 3, "{}")
+    assert await append_journal(engine, "direct-append-checkpoint", 3, "{}")
     await sqlite_direct._CHECKPOINTS[engine]
     assert engine not in sqlite_direct._CHECKPOINTS
     assert calls == [] and threads != [threading.get_ident()]
     [(busy, pages, checkpointed)] = answers
     assert busy == 0 and pages > 0 and checkpointed == pages
     for seq in (4, 5):
-        assert await repo.append_journal(engine, "direct-append-checkpoint", seq, "{}")
+        assert await append_journal(engine, "direct-append-checkpoint", seq, "{}")
     assert engine not in sqlite_direct._CHECKPOINTS and len(answers) == 1
     written = await journal_rows(sessions, "direct-append-checkpoint")
     assert [seq for seq, _ in written] == [1, 2, 3, 4, 5]
@@ -197,9 +198,9 @@ async def test_an_append_is_one_trip_to_the_sqlite_thread(
     _direct_path_busy(monkeypatch)
     await make_match(sessions, "fast-append-2")
     calls = _count_thread_calls(monkeypatch)
-    assert await repo.append_journal(engine, "fast-append-2", 1, "{}")
+    assert await append_journal(engine, "fast-append-2", 1, "{}")
     assert len(calls) == 1
-    assert await repo.append_journal(engine, "fast-append-2", 1, "{}") is False
+    assert await append_journal(engine, "fast-append-2", 1, "{}") is False
     assert len(calls) == 2
     monkeypatch.undo()
     assert not await _in_transaction(engine)
@@ -216,17 +217,17 @@ async def test_a_cancelled_append_ends_its_transaction(
     _sqlite_only(engine)
     _direct_path_busy(monkeypatch)
     await make_match(sessions, "fast-append-3")
-    assert await repo.append_journal(engine, "fast-append-3", 1, '{"first":1}')
+    assert await append_journal(engine, "fast-append-3", 1, '{"first":1}')
     started, release = threading.Event(), threading.Event()
-    real: Callable[..., bool] = repo._append_on_thread
+    real: Callable[..., bool] = writers._append_on_thread
 
     def held(*args: Any) -> bool:
         started.set()
         release.wait(5)
         return real(*args)
 
-    monkeypatch.setattr(repo, "_append_on_thread", held)
-    task = asyncio.create_task(repo.append_journal(engine, "fast-append-3", seq, '{"x":1}'))
+    monkeypatch.setattr(writers, "_append_on_thread", held)
+    task = asyncio.create_task(append_journal(engine, "fast-append-3", seq, '{"x":1}'))
     while not started.is_set():
         await asyncio.sleep(0.001)
     task.cancel()
@@ -237,7 +238,7 @@ async def test_a_cancelled_append_ends_its_transaction(
     assert not await _in_transaction(engine)
     expected = [(1, '{"first":1}')] + ([(2, '{"x":1}')] if seq == 2 else [])
     assert await journal_rows(sessions, "fast-append-3") == expected
-    assert await repo.append_journal(engine, "fast-append-3", 3, '{"y":3}')
+    assert await append_journal(engine, "fast-append-3", 3, '{"y":3}')
 
 
 async def test_a_new_guest_is_the_user_an_orm_read_gives(sessions: async_sessionmaker) -> None:
@@ -340,7 +341,7 @@ async def test_the_journal_of_a_revoked_session_is_unchanged(
     await make_match(sessions, "fast-append-4")
     assert await session_service.revoke(sessions, token)
     with pytest.raises(repo.SessionEnded):
-        await repo.append_journal(engine, "fast-append-4", 1, "{}",
+        await append_journal(engine, "fast-append-4", 1, "{}",
                                   session_service.token_hash(token))
     async with sessions() as session:
         assert await session.scalar(select(func.count()).select_from(MatchAction).where(

@@ -12,8 +12,9 @@ from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
 from kva.service import sessions as session_service
+from kva.storage import journal_writer as writers
 from kva.storage import pg_direct, repo
-from tests.storage.journal_help import journal_rows, make_match
+from tests.storage.journal_help import append_journal, journal_rows, make_match
 
 
 @pytest.fixture
@@ -41,14 +42,14 @@ async def test_appends_take_no_pooled_connection_and_answer_as_before(
     live = session_service.token_hash(token)
     await make_match(sessions, "pg-append-1")
     checkouts = _checkouts(engine)
-    assert await repo.append_journal(engine, "pg-append-1", 1, '{"a":1}', live)
-    assert await repo.append_journal(engine, "pg-append-1", 1, '{"b":1}', live) is False
-    assert await repo.append_journal(engine, "pg-append-1", 2, '{"c":2}')
+    assert await append_journal(engine, "pg-append-1", 1, '{"a":1}', live)
+    assert await append_journal(engine, "pg-append-1", 1, '{"b":1}', live) is False
+    assert await append_journal(engine, "pg-append-1", 2, '{"c":2}')
     assert checkouts == []
     assert await session_service.revoke(sessions, token)
     checkouts.clear()
     with pytest.raises(repo.SessionEnded):
-        await repo.append_journal(engine, "pg-append-1", 3, '{"d":3}', live)
+        await append_journal(engine, "pg-append-1", 3, '{"d":3}', live)
     assert checkouts == []
     assert await journal_rows(sessions, "pg-append-1") == [(1, '{"a":1}'), (2, '{"c":2}')]
     own = pg_direct.appenders(engine)
@@ -64,7 +65,7 @@ async def test_concurrent_appends_hold_at_most_the_limit_of_connections(
     for match_id in ids:
         await make_match(sessions, match_id)
     results = await asyncio.gather(*(
-        repo.append_journal(engine, match_id, 1, '{"s":1}') for match_id in ids))
+        append_journal(engine, match_id, 1, '{"s":1}') for match_id in ids))
     assert all(results)
     own = pg_direct.appenders(engine)
     assert own is not None and 1 <= len(own.open) <= pg_direct.APPEND_CONNECTIONS
@@ -79,7 +80,7 @@ async def test_a_lost_append_connection_is_replaced(
     caller, as a dropped pooled connection's does) and is closed; the next append opens
     another and is written."""
     await make_match(sessions, "pg-append-lost")
-    assert await repo.append_journal(engine, "pg-append-lost", 1, "{}")
+    assert await append_journal(engine, "pg-append-lost", 1, "{}")
     own = pg_direct.appenders(engine)
     assert own is not None
     [first] = own.open
@@ -88,9 +89,9 @@ async def test_a_lost_append_connection_is_replaced(
         assert driver is not None
         await driver.execute(f"SELECT pg_terminate_backend({first.get_server_pid()})")
     with pytest.raises(Exception):  # noqa: B017 (asyncpg's own: connection closed)
-        await repo.append_journal(engine, "pg-append-lost", 2, "{}")
+        await append_journal(engine, "pg-append-lost", 2, "{}")
     assert first not in own.open
-    assert await repo.append_journal(engine, "pg-append-lost", 2, "{}")
+    assert await append_journal(engine, "pg-append-lost", 2, "{}")
     assert [seq for seq, _ in await journal_rows(sessions, "pg-append-lost")] == [1, 2]
 
 
@@ -103,7 +104,7 @@ async def test_disposing_the_engine_closes_the_append_connections(
 
     other = create_engine(engine.url.render_as_string(hide_password=False))
     await make_match(sessions, "pg-append-dispose")
-    assert await repo.append_journal(other, "pg-append-dispose", 1, "{}")
+    assert await append_journal(other, "pg-append-dispose", 1, "{}")
     own = pg_direct.appenders(other)
     assert own is not None
     opened = list(own.open)
@@ -113,12 +114,13 @@ async def test_disposing_the_engine_closes_the_append_connections(
 
 
 async def test_appends_go_through_the_pool_when_turned_off(
-    sessions: async_sessionmaker, engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+    sessions: async_sessionmaker, engine: AsyncEngine
 ) -> None:
     """``KVA_PG_DIRECT_APPEND=0``: the pooled path, with the same answers."""
-    monkeypatch.setattr(pg_direct, "ENABLED", False)
+    pooled = writers.choose_writer(engine, pg_direct_append=False)
+    assert isinstance(pooled, writers.AsyncpgWriter)
     await make_match(sessions, "pg-append-pooled")
     checkouts = _checkouts(engine)
-    assert await repo.append_journal(engine, "pg-append-pooled", 1, "{}")
-    assert await repo.append_journal(engine, "pg-append-pooled", 1, "{}") is False
+    assert await pooled.append(engine, "pg-append-pooled", 1, "{}")
+    assert await pooled.append(engine, "pg-append-pooled", 1, "{}") is False
     assert len(checkouts) == 2

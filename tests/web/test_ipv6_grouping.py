@@ -12,8 +12,8 @@ import httpx
 import pytest
 import websockets
 
+from kva.config import Settings
 from kva.web.security import address_group, parse_trusted_proxies
-from kva.web.settings import Settings
 from tests.helpers.accounts_help import ws_url
 from tests.web.test_hardening_web import _plain_server
 

@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from websockets.sync.client import ClientConnection, connect
 
+from kva.config import Settings
 from kva.rules.engine import TILE_NAME
 from kva.service.presence import CLAIM_TYPE
 from kva.service.rematch import REMATCH_TYPES
-from kva.web.settings import Settings
 from kva.web.ws import MAX_FRAME
 from tests.helpers import webhelp
 

@@ -12,7 +12,7 @@ import pytest
 import kva.web.ws as ws_module
 from kva.service.sessions import guest_with_session, revoke, token_hash
 from kva.storage import repo
-from kva.storage.db import create_engine, session_factory
+from kva.storage.db import create_engine, journal_writer_of, session_factory
 from kva.storage.migrate import upgrade
 from kva.storage.models import MatchRow
 from tests.helpers.webhelp import Socket, Table
@@ -86,7 +86,7 @@ async def test_an_action_frame_reads_no_session_first(
     assert reads == ["read"]
 
 
-@pytest.mark.parametrize("path", ["append_change", "append_journal"])
+@pytest.mark.parametrize("path", ["append_change", "journal_writer"])
 async def test_the_journal_insert_is_written_only_for_a_live_session(
     database_url: str, path: str
 ) -> None:
@@ -95,8 +95,9 @@ async def test_the_journal_insert_is_written_only_for_a_live_session(
     engine = create_engine(database_url)
 
     async def append(seq: int, player_session: str | None) -> bool:
-        if path == "append_journal":
-            return await repo.append_journal(engine, match_id, seq, f"{{{seq}}}", player_session)
+        if path == "journal_writer":
+            return await journal_writer_of(engine).append(engine, match_id, seq, f"{{{seq}}}",
+                                                          player_session)
         async with engine.begin() as conn:
             return await repo.append_change(conn, match_id, seq, f"{{{seq}}}", player_session)
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from kva.commands.serve import uvicorn_options
-from kva.web.settings import Settings, async_database_url
+from kva.config import KNOWN_VARIABLES, ConfigurationError, Settings, async_database_url
+from kva.storage.db import EngineOptions
 
 
 def test_defaults_need_no_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -70,8 +72,87 @@ def test_async_drivers() -> None:
 def test_websocket_deflate_is_on_unless_turned_off(value: str | None, deflate: bool) -> None:
     """``KVA_WS_DEFLATE=0`` hands uvicorn ``ws_per_message_deflate=False`` (the other options
     stay as they were)."""
-    environ = {} if value is None else {"KVA_WS_DEFLATE": value}
-    settings = Settings(database_url="sqlite+aiosqlite:///x.db", broker_url=None, secret_key="k")
-    options = uvicorn_options(settings, "info", environ)
+    environ = {"KVA_SECRET_KEY": "k"} | ({} if value is None else {"KVA_WS_DEFLATE": value})
+    options = uvicorn_options(Settings.from_env(environ), "info")
     assert options["ws_per_message_deflate"] is deflate
     assert options["ws_max_size"] == 64 * 1024 and options["proxy_headers"] is False
+
+
+def test_an_unknown_name_is_refused_with_the_closest_known_one() -> None:
+    with pytest.raises(ConfigurationError) as refused:
+        Settings.from_env({"KVA_SECRET_KEY": "k", "KVA_WS_RATES": "5", "KVA_PROT": "80"})
+    message = str(refused.value)
+    assert "unknown setting KVA_WS_RATES (did you mean KVA_WS_RATE?)" in message
+    assert "unknown setting KVA_PROT (did you mean KVA_PORT?)" in message
+
+
+def test_the_test_suites_names_are_exempt_and_only_they() -> None:
+    """``KVA_TEST_*`` names belong to the test suite and its tools, which share their
+    environment with the servers they start; ``KVA_TESTING`` is not one of them."""
+    exempt = {"KVA_SECRET_KEY": "k", "KVA_TEST_DATABASE_URL": "postgresql://x/y",
+              "KVA_TEST_PROBE_DIR": "/tmp", "KVA_TEST_ANYTHING_ELSE": "1"}
+    assert Settings.from_env(exempt).secret_key == "k"
+    with pytest.raises(ConfigurationError, match="KVA_TESTING"):
+        Settings.from_env({**exempt, "KVA_TESTING": "1"})
+    assert Settings.from_env({"KVA_SECRET_KEY": "k", "OTHER_PORT": "x"}).port == 8000
+
+
+class _Recording(dict[str, str]):
+    """An environment that notes every name looked up in it."""
+
+    def __init__(self, values: dict[str, str]) -> None:
+        super().__init__(values)
+        self.asked: set[str] = set()
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        self.asked.add(key)
+        return super().get(key, default)
+
+
+def test_every_name_read_is_known_and_every_known_name_is_read() -> None:
+    environ = _Recording({"KVA_SECRET_KEY": "k"})
+    Settings.from_env(environ)
+    assert {name for name in environ.asked if name.startswith("KVA_")} == KNOWN_VARIABLES
+
+
+@pytest.mark.parametrize(("name", "value"), [("KVA_SQLITE_DIRECT_APPEND", "maybe"),
+                                             ("KVA_SECURE_COOKIES", "2"),
+                                             ("KVA_DB_POOL_SIZE", "0"),
+                                             ("KVA_BOT_HEARTBEAT", "0"),
+                                             ("KVA_BOT_API_RATE", "lots"),
+                                             ("KVA_BOT_API_AUTH_FAIL_RATE", "5/fortnight")])
+def test_bad_values_of_the_storage_and_bot_api_settings_are_named(name: str, value: str) -> None:
+    with pytest.raises(ConfigurationError, match=name):
+        Settings.from_env({"KVA_SECRET_KEY": "k", name: value})
+
+
+def test_the_storage_switches_reach_the_engine_options() -> None:
+    assert Settings.from_env({"KVA_SECRET_KEY": "k"}).engine_options() == EngineOptions()
+    options = Settings.from_env({"KVA_SECRET_KEY": "k", "KVA_DB_POOL_SIZE": "7",
+                                 "KVA_SQLITE_DIRECT_APPEND": "0",
+                                 "KVA_PG_DIRECT_APPEND": "off"}).engine_options()
+    assert options == EngineOptions(pool_size=7, sqlite_direct_append=False,
+                                    pg_direct_append=False)
+
+
+def test_the_bot_api_settings_are_read() -> None:
+    settings = Settings.from_env({"KVA_SECRET_KEY": "k", "KVA_BOT_API_RATE": "5/second",
+                                  "KVA_BOT_API_AUTH_FAIL_RATE": "3/minute",
+                                  "KVA_BOT_HEARTBEAT": "2.5"})
+    assert (settings.bot_api_rate, settings.bot_api_auth_fail_rate,
+            settings.bot_heartbeat) == ("5/second", "3/minute", 2.5)
+    assert Settings.from_env({"KVA_SECRET_KEY": "k"}).bot_heartbeat == 10.0
+
+
+def test_a_command_that_signs_nothing_creates_no_secret(tmp_path: Path) -> None:
+    environ = {"KVA_DATA_DIR": str(tmp_path / "var")}
+    assert Settings.from_env(environ, create_secret=False).secret_key == ""
+    assert not (tmp_path / "var").exists()
+    made = Settings.from_env(environ).secret_key
+    assert Settings.from_env(environ, create_secret=False).secret_key == made
+
+
+def test_the_example_bot_clients_names_are_left_alone() -> None:
+    """A bot's author may start a server from the shell that holds their bot's token."""
+    environ = {"KVA_SECRET_KEY": "k", "KVA_BOT_TOKEN": "kvab_x", "KVA_URL": "http://h:1"}
+    assert Settings.from_env(environ).secret_key == "k"

@@ -8,8 +8,8 @@ import secrets
 
 import pytest
 
+from kva.config import Settings
 from kva.service.ratelimit import AuthRateLimiter
-from kva.web.settings import Settings
 
 REDIS_URL = os.environ.get("KVA_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 

@@ -24,7 +24,7 @@ from websockets.server import ServerProtocol
 from websockets.sync.client import connect
 
 from kva.commands.serve import uvicorn_options
-from kva.web.settings import Settings
+from kva.config import Settings
 from kva.web.wsprotocol import FreedOnCloseWebSocketProtocol, FreedOnUpgradeHttpToolsProtocol
 from tests.helpers.webhelp import free_port
 
@@ -104,6 +104,6 @@ def test_a_websocket_cut_without_closing_is_freed_without_a_garbage_collection(
 
 def test_kva_serve_uses_the_protocols_that_free_closed_websockets() -> None:
     settings = Settings(database_url="sqlite+aiosqlite:///x.db", broker_url=None, secret_key="k")
-    options = uvicorn_options(settings, "info", {})
+    options = uvicorn_options(settings, "info")
     assert options["ws"] is FreedOnCloseWebSocketProtocol
     assert options["http"] is FreedOnUpgradeHttpToolsProtocol

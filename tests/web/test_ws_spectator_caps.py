@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import websockets
 
+from kva.config import Settings
 from kva.web.security import parse_trusted_proxies
-from kva.web.settings import Settings
 from kva.web.sockets import CLOSE_REPLACED, CLOSE_TOO_MANY, Channel, SocketRegistry
 from tests.helpers.community_help import make_user, signed_in, store_match
 from tests.helpers.redis_help import REDIS_URL, redis_up

@@ -20,6 +20,7 @@ from kva.service.play.hooks import MatchHook
 from kva.service.play.live import VIEWER_KEYS, LiveMatch, LiveStore, topic
 from kva.service.play.watchers import Watchers
 from kva.storage import journal, repo
+from kva.storage.db import journal_writer_of
 from kva.storage.models import utcnow
 
 log = logging.getLogger(__name__)
@@ -152,6 +153,7 @@ class Committer:
         #: Who watches each match here (None: build every viewer's state).
         self.watchers = watchers
         self._engine: AsyncEngine = sessions.kw["bind"]
+        self._journal = journal_writer_of(self._engine)
         self._broker = broker
         self._store = store
         #: Called with the match after each committed change (automatic turns, hooks).
@@ -206,8 +208,8 @@ class Committer:
                 change_data["c"] = live.clock.state()
             change = journal.encode(change_data)
             if moved and not finished:
-                if not await repo.append_journal(self._engine, live.id, version, change,
-                                                 player_session):
+                if not await self._journal.append(self._engine, live.id, version, change,
+                                                  player_session):
                     raise PlayError("stale", "the match changed meanwhile")
             else:
                 extra = await self._checkpoint(live, version, change, seat1_user_id,

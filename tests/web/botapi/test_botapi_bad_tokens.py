@@ -7,15 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-
 from tests.web.botapi.botapi_help import ApiClient, new_bot
 
 
 async def test_failed_bot_token_authentications_are_limited_per_address(
-        make_server: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("KVA_BOT_API_AUTH_FAIL_RATE", "5/minute")
-    server = make_server()
+        make_server: Callable[..., Any]) -> None:
+    server = make_server(bot_api_auth_fail_rate="5/minute")
     owner, _name, token = await new_bot(server.base_url)
     guesser = ApiClient(server.base_url, "kvab_" + "x" * 40)
     statuses = [(await guesser.http.get("/api/account")).status_code for _ in range(5)]

@@ -36,11 +36,10 @@ BODIES = st.one_of(
 
 
 @pytest.fixture
-async def arena(make_server: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+async def arena(make_server: Any) -> Any:
     """A match between two API bots: the base URL, the token of the bot to move, the match
     id and its version (no rate limit: every fuzzed body must reach the endpoint)."""
-    monkeypatch.setenv("KVA_BOT_API_RATE", "1000000/minute")
-    server = make_server()
+    server = make_server(bot_api_rate="1000000/minute")
     owners, names, tokens = [], [], []
     for _ in range(2):
         owner, name, token = await new_bot(server.base_url)

@@ -20,10 +20,8 @@ from tests.helpers.accounts_help import registered
 from tests.web.botapi.botapi_help import ApiClient, Stream, new_bot
 
 
-async def test_rate_limit_per_token(make_server: Callable[..., Any],
-                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("KVA_BOT_API_RATE", "5/second")
-    server = make_server()
+async def test_rate_limit_per_token(make_server: Callable[..., Any]) -> None:
+    server = make_server(bot_api_rate="5/second")
     owner, _name, token = await new_bot(server.base_url)
     _owner2, _name2, token2 = await new_bot(server.base_url)
     api, other = ApiClient(server.base_url, token), ApiClient(server.base_url, token2)
@@ -104,12 +102,10 @@ async def test_the_match_stream_is_the_bots_presence(make_server: Callable[..., 
         await v.__aexit__()
 
 
-async def test_open_streams_per_token_are_capped(make_server: Callable[..., Any],
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_open_streams_per_token_are_capped(make_server: Callable[..., Any]) -> None:
     from kva.web.botapi import MAX_STREAMS
 
-    monkeypatch.setenv("KVA_BOT_API_RATE", "1000000/minute")
-    server = make_server()
+    server = make_server(bot_api_rate="1000000/minute")
     owner, _name, token = await new_bot(server.base_url)
     api = ApiClient(server.base_url, token)
     streams = [await Stream(api, "/api/bot/stream").open() for _ in range(MAX_STREAMS)]
