@@ -67,10 +67,8 @@ class PlayService(PlaySettings):
         ``new_match_id``: behind nginx, draws ids its hash sends here; ``now_ms``: the wall
         clock of match clocks (tests: a fake one); ``finish_hooks``: what other features do in
         the transaction that starts or finishes a match (default: ratings, then coins); the
-        others: see :class:`PlaySettings`.
-
-        The parts reach the router (and the hooks) through the functions given to them
-        here, which look it up when called: it is built last, from the parts."""
+        others: see :class:`PlaySettings`. The parts reach the router through functions given
+        them here, which look it up when called: it is built last, from the parts."""
         self._sessions = sessions
         self._broker = broker
         owners = owners if owners is not None else owners_for(broker)
