@@ -30,19 +30,6 @@ HARD_V2_SETTINGS: dict[str, float | int] = {
     "threat": 0.7,
     "lookahead": 4,
     "block": 0.0,
-    "reply_depth": 1,
-    "reply_min": 1.0,
-    "reply_top": 0,
-    "reply_playouts": 2000,
-    "reply_samples": 1,
-    "spread": 0.0,
-    "follow": 0.0,
-    "shed_late": 0.0,
-    "blind_threat": 0,
-    "opp_blind": 0,
-    "tree": 0,
-    "explore": 1.0,
-    "tree_paired": 0,
 }
 
 

@@ -20,19 +20,6 @@ def blind_bots() -> list[Bot]:
     # Every code path of hard: reply-aware playouts and exact endgames (pass-only positions
     # and emptied bazaars), with small budgets to keep the suite fast.
     bots.append(HardBot(playouts=24, threat=0.7, block=5.0, exact_nodes=3000, exact_guesses=8))
-    # The depth-2 reply search (over every move, and narrowed to the flat search's best two)
-    # and the hand-keeping playout terms.
-    bots.append(
-        HardBot(playouts=24, reply_depth=2, reply_min=0.5, reply_samples=2, spread=1.0, follow=1.5,
-                shed_late=0.3, exact_nodes=3000, exact_guesses=8)
-    )
-    bots.append(HardBot(playouts=16, reply_depth=2, reply_top=2, reply_playouts=24,
-                        exact_nodes=0, blind_threat=1))
-    # Playouts whose opponent prices my reply over every tile it cannot see.
-    bots.append(HardBot(playouts=24, exact_nodes=0, opp_blind=1))
-    # The information-set tree search, with exact endgames where they apply.
-    bots.append(HardBot(tree=40, exact_nodes=3000, exact_guesses=8))
-    bots.append(HardBot(tree=40, tree_paired=1, exact_nodes=0))
     # Guesses weighted by the learned opponent-hand model, with exact endgames; and hard-v2.
     bots.append(HardBot(playouts=24, exact_nodes=3000, exact_guesses=8, opp_model=1.0))
     bots.append(HardV2Bot(playouts=24, exact_nodes=3000, exact_guesses=8))
