@@ -28,7 +28,7 @@ from kva.rules.tiles import tiles_of
 def main(games: int, seed: int, scales: list[float], guesses: int) -> None:
     rng = random.Random(f"eval/{seed}")
     model = default_model()
-    bots = {s: HardBot(opp_model=s) for s in scales}
+    bots = {s: HardBot.with_settings(opp_model=s) for s in scales}
     loss = dict.fromkeys(scales, 0.0)
     brier = dict.fromkeys(scales, 0.0)
     model_loss = 0.0

@@ -20,10 +20,12 @@ For a real choice (most turns have one legal action, answered at once) ``hard``:
    either player is near the target (:func:`~kva.bots.value.match_win_chance`), by the hand's
    point difference otherwise, and plays the move with the best mean.
 
+Every tunable named above is a field of the bot's :class:`~kva.bots.hard_config.HardConfig`.
 The budget is counted in playouts and search nodes, so a decision is a pure function of (view,
-seed) and tournaments replay exactly; ``max_seconds`` is only a safety cap for slow machines.
-The measurements that chose this design, and the directions that did not pay, are in
-docs/bots.md. ``hard-v1`` (:mod:`kva.bots.hard_v1`) keeps the previous search, frozen.
+seed, config) and tournaments replay exactly; ``max_seconds`` is only a safety cap for slow
+machines. The measurements that chose this design, and the directions that did not pay, are in
+docs/bots.md. ``hard-v1`` (:mod:`kva.bots.hard_v1`) is this search with the previous settings,
+frozen.
 """
 
 from __future__ import annotations
@@ -32,10 +34,13 @@ import math
 import random
 import time
 from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, ClassVar, Self
 
 from kva.bots.endgame import Exhausted, solve_moves
 from kva.bots.fast import playout
-from kva.bots.knowledge import BETA, UNIFORM_SHARE, Knowledge
+from kva.bots.hard_config import HARD, HardConfig
+from kva.bots.knowledge import Knowledge
 from kva.bots.playout import playout as smart_playout
 from kva.bots.value import match_win_chance
 from kva.rules import HandState, PlayerView
@@ -48,65 +53,31 @@ class HardBot:
     """Determinized Monte Carlo search over the view, weighted by inference."""
 
     name = "hard"
+    #: The tunables this bot plays with when it is given none.
+    preset: ClassVar[HardConfig] = HARD
 
-    def __init__(
-        self,
-        playouts: int = 1000,
-        candidates: int = 2,
-        max_seconds: float = 1.2,
-        near: int = 90,
-        noise: float = 0.35,
-        beta: float = BETA,
-        uniform_share: float = UNIFORM_SHARE,
-        exact_nodes: int = 30_000,
-        exact_guesses: int = 48,
-        exact_tiles: int = 10,
-        threat: float = 0.7,
-        lookahead: int = 4,
-        block: float = 0.0,
-        opp_model: float = 0.0,
-    ) -> None:
-        #: Playouts per decision, shared among the legal moves.
-        self.playouts = playouts
-        #: Guesses sampled per guess kept (the surplus feeds the inference weighting).
-        self.candidates = candidates
-        #: Safety cap in CPU seconds of this process (a worker thinks on its own core, so on the
-        #: server that is the wall time; other load on the machine cannot trigger it): the
-        #: search stops after the guess in progress once it is exceeded.
-        self.max_seconds = max_seconds
-        #: Within this many points of the target, outcomes are valued by match-win chance.
-        self.near = near
-        #: Randomness of the playout policy (see :func:`~kva.bots.fast.playout`).
-        self.noise = noise
-        #: Opponent model of the inference weighting (see :mod:`kva.bots.knowledge`).
-        self.beta = beta
-        self.uniform_share = uniform_share
-        #: Exact endgames: node budget of the alpha-beta search (0: off), weighted guesses it
-        #: averages over, and the most tiles in both hands at which it is tried.
-        self.exact_nodes = exact_nodes
-        self.exact_guesses = exact_guesses
-        self.exact_tiles = exact_tiles
-        #: Playout policy: weight of the opponent's best immediate reply (0: the v1 policy)
-        #: and for how many real choices of each playout it is looked at.
-        self.threat = threat
-        self.lookahead = lookahead
-        #: Playout policy: bonus for a placement that leaves the opponent nothing to play.
-        self.block = block
-        #: Guess weighting: scale of the learned opponent-hand model's log-odds added to each
-        #: guess's log-weight (:mod:`kva.bots.opponent_model`); 0 leaves the model unused (and
-        #: unloaded).
-        self.opp_model = opp_model
+    def __init__(self, config: HardConfig | None = None) -> None:
+        #: The tunables of this bot's search.
+        self.config = self.preset if config is None else config
         #: The view of the decision in progress (set by :meth:`choose`), for the model.
         self._view: PlayerView | None = None
+
+    @classmethod
+    def with_settings(cls, **settings: float) -> Self:
+        """This bot with ``settings`` over its preset (``kva tournament``'s
+        ``hard:playouts=300``); an unknown setting is a TypeError that names it."""
+        overrides: dict[str, Any] = dict(settings)  # ints and floats alike
+        return cls(replace(cls.preset, **overrides))
 
     def choose(self, view: PlayerView, rng: random.Random) -> int:
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
-        deadline = time.process_time() + self.max_seconds
-        knowledge = Knowledge(view, self.beta, self.uniform_share)
+        config = self.config
+        deadline = time.process_time() + config.max_seconds
+        knowledge = Knowledge(view, config.beta, config.uniform_share)
         self._view = view
-        if self.exact_nodes and self._endgame(view, knowledge):
+        if config.exact_nodes and self._endgame(view, knowledge):
             code = self._exact(view, knowledge, rng, deadline)
             if code is not None:
                 return code
@@ -117,7 +88,7 @@ class HardBot:
         """Nothing can be drawn any more and the hands are small: exact search may finish."""
         if view.bazaar != "pass-only" and view.drawn_count < DRAWABLE:
             return False
-        return len(view.hand) + knowledge.opp_count <= self.exact_tiles
+        return len(view.hand) + knowledge.opp_count <= self.config.exact_tiles
 
     def _exact(
         self, view: PlayerView, knowledge: Knowledge, rng: random.Random, deadline: float = 1e300
@@ -126,7 +97,7 @@ class HardBot:
         None when the node budget runs out (the caller falls back to playouts). Past the
         safety ``deadline`` it stops after the hand in progress and averages what it solved."""
         legal = view.legal
-        guesses = self._guesses(knowledge, rng, self.exact_guesses)
+        guesses = self._guesses(knowledge, rng, self.config.exact_guesses)
         counts: dict[int, int] = {}
         rests: dict[int, list[int]] = {}
         for opp_hand, rest in guesses:
@@ -135,7 +106,7 @@ class HardBot:
         value = self._valuer(view, knowledge.me)
         additive = self._additive(view)
         sums = [0.0] * len(legal)
-        left = self.exact_nodes
+        left = self.config.exact_nodes
         for opp_hand, count in counts.items():
             state = knowledge.state(view, opp_hand, rests[opp_hand])
             try:
@@ -153,10 +124,10 @@ class HardBot:
 
     def _additive(self, view: PlayerView) -> bool:
         """Whether :meth:`_valuer` values by points (additive) rather than by match chance."""
-        return max(view.scores) + self.near < view.target
+        return max(view.scores) + self.config.near < view.target
 
     def _guess_count(self, moves: int) -> int:
-        return max(1, self.playouts // moves)
+        return max(1, self.config.playouts // moves)
 
     def _pool(
         self, knowledge: Knowledge, rng: random.Random, size: int
@@ -173,15 +144,15 @@ class HardBot:
     def _guesses(self, knowledge: Knowledge, rng: random.Random, count: int) -> list[Guess]:
         """``count`` guesses, resampled by the likelihood of the opponent's past choices (and,
         with ``opp_model``, tilted towards the learned model's chance of each tile)."""
-        view = self._view if self.opp_model > 0.0 else None
+        scale = self.config.opp_model
+        view = self._view if scale > 0.0 else None
         many = knowledge.choices or view is not None
-        pool, logs = self._pool(knowledge, rng, count * self.candidates if many else count)
+        pool, logs = self._pool(knowledge, rng, count * self.config.candidates if many else count)
         if view is not None:
             from kva.bots.opponent_model import default_model, guess_shares
 
             shares = guess_shares(pool, logs)
             tilt = default_model().tilt(view, knowledge, shares)
-            scale = self.opp_model
             for k, (opp_hand, _rest) in enumerate(pool):
                 m = opp_hand
                 extra = 0.0
@@ -241,10 +212,9 @@ class HardBot:
     def _playout_runner(self) -> Callable[[HandState, int], None]:
         """Plays a state copy to the end of the hand with this bot's policy, from a seed: the
         reply-aware policy, or with neither ``threat`` nor ``block`` the plain noisy greedy."""
-        noise = self.noise
-        threat = self.threat
-        lookahead = self.lookahead
-        block = self.block
+        config = self.config
+        noise, threat, lookahead = config.noise, config.threat, config.lookahead
+        block = config.block
         if threat > 0.0 or block > 0.0:
 
             def run_smart(state: HandState, seed: int) -> None:

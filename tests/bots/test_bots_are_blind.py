@@ -4,6 +4,7 @@ no decision, for the same seed."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from botshelp import positions, reshuffled
 
@@ -11,19 +12,24 @@ from kva.bots import BOTS, Bot, make_bot
 from kva.bots.hard import HardBot
 from kva.bots.hard_v1 import HardV1Bot
 from kva.bots.hard_v2 import HardV2Bot
+from kva.bots.opponent_model import HARD_OPPONENT_MODEL
 from kva.rules import player_view
 
 
 def blind_bots() -> list[Bot]:
     bots: list[Bot] = [make_bot(name) for name in BOTS if name != "hard"]
-    bots.append(HardBot(playouts=24, candidates=2, threat=0.0, exact_nodes=0))  # v1 search
+    # The v1 search: the plain playout policy, no exact endgames.
+    bots.append(HardBot.with_settings(playouts=24, candidates=2, threat=0.0, exact_nodes=0))
     # Every code path of hard: reply-aware playouts and exact endgames (pass-only positions
     # and emptied bazaars), with small budgets to keep the suite fast.
-    bots.append(HardBot(playouts=24, threat=0.7, block=5.0, exact_nodes=3000, exact_guesses=8))
+    bots.append(
+        HardBot.with_settings(playouts=24, threat=0.7, block=5.0, exact_nodes=3000, exact_guesses=8)
+    )
     # Guesses weighted by the learned opponent-hand model, with exact endgames; and hard-v2.
-    bots.append(HardBot(playouts=24, exact_nodes=3000, exact_guesses=8, opp_model=1.0))
-    bots.append(HardV2Bot(playouts=24, exact_nodes=3000, exact_guesses=8))
-    bots.append(HardV1Bot(playouts=24))
+    bots.append(HardBot(config=replace(HARD_OPPONENT_MODEL, playouts=24, exact_nodes=3000,
+                                       exact_guesses=8)))
+    bots.append(HardV2Bot.with_settings(playouts=24, exact_nodes=3000, exact_guesses=8))
+    bots.append(HardV1Bot.with_settings(playouts=24))
     return bots
 
 

@@ -11,19 +11,22 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from botshelp import positions
 
 from kva.bots.hard import HardBot
-from kva.bots.hard_v1 import HardV1Bot, SeerBot
+from kva.bots.hard_config import HARD, HardConfig
+from kva.bots.hard_v1 import HARD_V1, HardV1Bot, SeerBot
+from kva.bots.opponent_model import HARD_OPPONENT_MODEL
 from kva.rules import PlayerView
 from kva.rules.hand import DRAWABLE
 
 
-def _hard(**settings: Any) -> HardBot:
-    """``hard`` with ``settings`` over its production tunables."""
-    return HardBot(**settings)
+def _hard(base: HardConfig = HARD, **settings: Any) -> HardBot:
+    """``hard`` with ``settings`` over ``base`` (production by default)."""
+    return HardBot(config=replace(base, **settings))
 
 
 def _choices(seed: int, count: int) -> Iterator[tuple[int, PlayerView]]:
@@ -80,7 +83,7 @@ def test_small_budgets_with_the_endgame_solver_make_the_recorded_moves() -> None
 
 
 def test_the_opponent_model_variant_makes_the_recorded_moves() -> None:
-    bot = _hard(playouts=40, exact_nodes=3000, exact_guesses=8, opp_model=1.0)
+    bot = _hard(HARD_OPPONENT_MODEL, playouts=40, exact_nodes=3000, exact_guesses=8)
     assert _moves(bot, 23, 30) == [
         105, 69, 80, 69, 98, 51, 56, 57, 39, 162, 84, 8, 8, 109, 84, 66, 134, 16, 40, 104, 100,
         61, 86, 70, 132, 69, 49, 76, 70, 5,
@@ -104,14 +107,14 @@ def test_the_flat_search_with_the_plain_policy_makes_the_recorded_moves() -> Non
 
 
 def test_hard_v1_makes_the_recorded_moves() -> None:
-    assert _moves(HardV1Bot(playouts=60), 26, 30) == [
+    assert _moves(HardV1Bot(config=replace(HARD_V1, playouts=60)), 26, 30) == [
         68, 25, 32, 4, 16, 26, 92, 100, 44, 55, 32, 60, 162, 80, 48, 24, 20, 80, 104, 41, 89, 94,
         13, 17, 148, 12, 85, 109, 4, 20,
     ]
 
 
 def test_seer_makes_the_recorded_moves() -> None:
-    assert _moves(SeerBot(playouts=60), 27, 30) == [
+    assert _moves(SeerBot.with_settings(playouts=60), 27, 30) == [
         105, 97, 41, 17, 41, 34, 61, 21, 9, 13, 30, 9, 158, 104, 25, 76, 25, 5, 5, 89, 5, 138, 97,
         61, 93, 21, 92, 68, 108, 26,
     ]
