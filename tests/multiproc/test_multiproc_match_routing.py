@@ -12,7 +12,7 @@ import time
 import httpx
 from multiproc_help import ROUTE_HEADER, UPSTREAM_HEADER, Nginx, RoutedSocket, ServeProcess
 
-from kva.commands.bench_server import nginx_chash
+from tools.bench.server import nginx_chash
 
 
 def _counters(text: str) -> dict[str, str]:
