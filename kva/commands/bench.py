@@ -49,17 +49,18 @@ def checkout_root() -> Path | None:
 
 def missing_tool_message(name: str) -> str:
     """What to do to run ``kva bench <name>`` where its tool cannot be imported."""
-    lines = [
-        f"kva bench {name}: this benchmark is a development tool: it lives in tools/bench/ of "
-        "kva's source repository and is not installed with the package.",
-    ]
+    command = f"{Path(sys.executable).name} -m tools.bench.{name} …"
     root = checkout_root()
     if root is None:
-        lines.append("Clone kva's repository and run it from the checkout's root:")
+        where = f"Clone kva's repository and run it from the checkout's root:\n  {command}"
     else:
-        lines.append(f"Run it from the root of this kva's checkout, {root}:")
-    lines.append(f"  python -m tools.bench.{name} …   (or: python -m kva bench {name} …)")
-    return "\n".join(lines)
+        # The ``kva`` script does not put the working directory on the path; ``-m`` does.
+        where = (f"This kva runs from the checkout {root}: run the tool there with Python's -m, "
+                 f"which puts the working directory on the path (the kva script does not):\n"
+                 f"  cd {root} && {sys.executable} -m tools.bench.{name} …")
+    return (f"kva bench {name}: this benchmark is a development tool in tools/bench/ of kva's "
+            f"repository, not part of the installed package.\n{where}\n"
+            f"(python -m kva bench {name} … from the same place runs it too.)")
 
 
 def run_tool(args: argparse.Namespace) -> int:
