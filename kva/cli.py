@@ -33,8 +33,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``kva`` with ``argv``; return the exit status."""
-    args = build_parser().parse_args(argv)
+    """Run ``kva`` with ``argv``; return the exit status.
+
+    A subcommand that sets ``forwards_arguments`` (``kva bench server`` and the other tools)
+    gets the arguments ``kva`` does not know as ``args.forwarded``, to hand on to the tool's
+    own parser; for every other subcommand they are an error, as with ``parse_args``."""
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and not getattr(args, "forwards_arguments", False):
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    args.forwarded = unknown
     try:
         status = args.func(args)
     except KeyboardInterrupt:

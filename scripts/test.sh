@@ -38,9 +38,9 @@ if [ $# -eq 0 ] && [ ${#no_db_tests[@]} -gt 0 ]; then
 fi
 
 echo "== ruff"
-.venv/bin/ruff check kva tests scripts
-echo "== mypy --strict kva"
-.venv/bin/mypy --strict kva
+.venv/bin/ruff check kva tests scripts tools
+echo "== mypy --strict kva tools"
+.venv/bin/mypy --strict kva tools
 
 echo "== plain install: wheel without extras in a fresh venv, kva serve used over HTTP and WebSocket"
 bash scripts/check-install.sh

@@ -15,12 +15,13 @@ of the target, the chance of winning the match, in percent.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from kva.bots.endgame import Exhausted, solve_moves
 from kva.bots.fast import playout
 from kva.bots.hard import HardBot
+from kva.bots.hard_config import HARD
 from kva.bots.knowledge import Knowledge
 from kva.bots.playout import playout as smart_playout
 from kva.rules import PlayerView
@@ -51,7 +52,7 @@ class Evaluation:
 
 def analysis_bot(playouts: int = ANALYSIS_PLAYOUTS) -> HardBot:
     """``hard`` with the analysis budget and no wall-clock cap (decisions stay reproducible)."""
-    return HardBot(playouts=playouts, max_seconds=1e9)
+    return HardBot(config=replace(HARD, playouts=playouts, max_seconds=1e9))
 
 
 def evaluate(view: PlayerView, seed: int, playouts: int = ANALYSIS_PLAYOUTS) -> Evaluation:
@@ -60,7 +61,8 @@ def evaluate(view: PlayerView, seed: int, playouts: int = ANALYSIS_PLAYOUTS) -> 
     bot = analysis_bot(playouts)
     legal = list(view.legal)
     rng = random.Random(seed)
-    knowledge = Knowledge(view, bot.beta, bot.uniform_share)
+    config = bot.config
+    knowledge = Knowledge(view, config.beta, config.uniform_share)
     me = knowledge.me
     additive = bot._additive(view)
     value = bot._valuer(view, me)
@@ -70,13 +72,13 @@ def evaluate(view: PlayerView, seed: int, playouts: int = ANALYSIS_PLAYOUTS) -> 
     sums: list[float] | None = None
     exact = False
     weight = 0
-    if len(legal) > 1 and bot.exact_nodes and bot._endgame(view, knowledge):
+    if len(legal) > 1 and config.exact_nodes and bot._endgame(view, knowledge):
         sums, weight = _exact(bot, view, knowledge, rng, legal, value, additive)
         exact = sums is not None
     if sums is None:
         sums = [0.0] * len(legal)
         guesses = bot._guesses(knowledge, rng, bot._guess_count(len(legal)))
-        smart = bot.threat > 0.0 or bot.block > 0.0
+        smart = config.threat > 0.0 or config.block > 0.0
         for opp_hand, rest in guesses:
             state = knowledge.state(view, opp_hand, rest)
             seed_i = rng.getrandbits(32)
@@ -84,10 +86,10 @@ def evaluate(view: PlayerView, seed: int, playouts: int = ANALYSIS_PLAYOUTS) -> 
                 after = state.copy()
                 after.apply_unchecked(code)
                 if smart:
-                    smart_playout(after, random.Random(seed_i), bot.noise, bot.threat,
-                                  bot.lookahead, bot.block)
+                    smart_playout(after, random.Random(seed_i), config.noise, config.threat,
+                                  config.lookahead, config.block)
                 else:
-                    playout(after, random.Random(seed_i), bot.noise)
+                    playout(after, random.Random(seed_i), config.noise)
                 sums[i] += value(after)
         weight = len(guesses)
     values = tuple(round((s / weight - offset) * scale, 2) for s in sums)
@@ -100,14 +102,14 @@ def _exact(
 ) -> tuple[list[float] | None, int]:
     """Exact minimax values averaged over weighted guesses (as ``hard``'s exact endgame);
     None when the node budget runs out."""
-    guesses = bot._guesses(knowledge, rng, bot.exact_guesses)
+    guesses = bot._guesses(knowledge, rng, bot.config.exact_guesses)
     counts: dict[int, int] = {}
     rests: dict[int, list[int]] = {}
     for opp_hand, rest in guesses:
         counts[opp_hand] = counts.get(opp_hand, 0) + 1
         rests.setdefault(opp_hand, rest)
     sums = [0.0] * len(legal)
-    left = bot.exact_nodes
+    left = bot.config.exact_nodes
     for opp_hand, count in counts.items():
         state = knowledge.state(view, opp_hand, rests[opp_hand])
         try:

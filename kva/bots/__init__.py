@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from kva.bots.base import Bot, RandomBot
 from kva.bots.hard import HardBot
+from kva.bots.hard_config import HARD, HardConfig
 from kva.bots.hard_v1 import HardV1Bot, SeerBot
 from kva.bots.hard_v2 import HardV2Bot
 from kva.bots.normal import NormalBot
@@ -48,6 +49,6 @@ def make_bot(name: str) -> Bot:
 
 
 __all__ = [
-    "BOTS", "MEASUREMENT_BOTS", "PLAYER_LEVELS", "Bot", "EasyBot", "GreedyBot", "HardBot",
-    "HardV1Bot", "HardV2Bot", "NormalBot", "RandomBot", "SeerBot", "make_bot",
+    "BOTS", "HARD", "MEASUREMENT_BOTS", "PLAYER_LEVELS", "Bot", "EasyBot", "GreedyBot", "HardBot",
+    "HardConfig", "HardV1Bot", "HardV2Bot", "NormalBot", "RandomBot", "SeerBot", "make_bot",
 ]

@@ -20,10 +20,12 @@ For a real choice (most turns have one legal action, answered at once) ``hard``:
    either player is near the target (:func:`~kva.bots.value.match_win_chance`), by the hand's
    point difference otherwise, and plays the move with the best mean.
 
+Every tunable named above is a field of the bot's :class:`~kva.bots.hard_config.HardConfig`.
 The budget is counted in playouts and search nodes, so a decision is a pure function of (view,
-seed) and tournaments replay exactly; ``max_seconds`` is only a safety cap for slow machines.
-The measurements that chose this design, and the directions that did not pay, are in
-docs/bots.md. ``hard-v1`` (:mod:`kva.bots.hard_v1`) keeps the previous search, frozen.
+seed, config) and tournaments replay exactly; ``max_seconds`` is only a safety cap for slow
+machines. The measurements that chose this design, and the directions that did not pay, are in
+docs/bots.md. ``hard-v1`` (:mod:`kva.bots.hard_v1`) is this search with the previous settings,
+frozen.
 """
 
 from __future__ import annotations
@@ -31,12 +33,14 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, ClassVar, Self
 
 from kva.bots.endgame import Exhausted, solve_moves
 from kva.bots.fast import playout
-from kva.bots.ismcts import most_visited, tree_search
-from kva.bots.knowledge import BETA, UNIFORM_SHARE, Knowledge
+from kva.bots.hard_config import HARD, HardConfig
+from kva.bots.knowledge import Knowledge
 from kva.bots.playout import playout as smart_playout
 from kva.bots.value import match_win_chance
 from kva.rules import PlayerView
@@ -49,162 +53,42 @@ class HardBot:
     """Determinized Monte Carlo search over the view, weighted by inference."""
 
     name = "hard"
+    #: The tunables this bot plays with when it is given none.
+    preset: ClassVar[HardConfig] = HARD
 
-    def __init__(
-        self,
-        playouts: int = 1000,
-        candidates: int = 2,
-        max_seconds: float = 1.2,
-        near: int = 90,
-        noise: float = 0.35,
-        beta: float = BETA,
-        uniform_share: float = UNIFORM_SHARE,
-        exact_nodes: int = 30_000,
-        exact_guesses: int = 48,
-        exact_tiles: int = 10,
-        threat: float = 0.7,
-        lookahead: int = 4,
-        block: float = 0.0,
-        reply_depth: int = 1,
-        reply_min: float = 1.0,
-        reply_top: int = 0,
-        reply_playouts: int = 2000,
-        reply_samples: int = 1,
-        spread: float = 0.0,
-        follow: float = 0.0,
-        shed_late: float = 0.0,
-        blind_threat: int = 0,
-        opp_blind: int = 0,
-        tree: int = 0,
-        explore: float = 1.0,
-        tree_paired: int = 0,
-        opp_model: float = 0.0,
-    ) -> None:
-        #: Playouts per decision, shared among the legal moves.
-        self.playouts = playouts
-        #: Guesses sampled per guess kept (the surplus feeds the inference weighting).
-        self.candidates = candidates
-        #: Safety cap in CPU seconds of this process (a worker thinks on its own core, so on the
-        #: server that is the wall time; other load on the machine cannot trigger it): the
-        #: search stops after the guess in progress once it is exceeded.
-        self.max_seconds = max_seconds
-        #: Within this many points of the target, outcomes are valued by match-win chance.
-        self.near = near
-        #: Randomness of the playout policy (see :func:`~kva.bots.fast.playout`).
-        self.noise = noise
-        #: Opponent model of the inference weighting (see :mod:`kva.bots.knowledge`).
-        self.beta = beta
-        self.uniform_share = uniform_share
-        #: Exact endgames: node budget of the alpha-beta search (0: off), weighted guesses it
-        #: averages over, and the most tiles in both hands at which it is tried.
-        self.exact_nodes = exact_nodes
-        self.exact_guesses = exact_guesses
-        self.exact_tiles = exact_tiles
-        #: Playout policy: weight of the opponent's best immediate reply (0: the v1 policy)
-        #: and for how many real choices of each playout it is looked at.
-        self.threat = threat
-        self.lookahead = lookahead
-        #: Playout policy: bonus for a placement that leaves the opponent nothing to play.
-        self.block = block
-        #: Root search depth: 1 is flat (one playout per guess and move); 2 also branches on
-        #: every reply the opponent could make to each of my moves in that guess (one playout
-        #: per reply, common random numbers) and values the move by ``reply_min`` times the
-        #: worst reply plus the rest times the mean over replies (see :meth:`_reply_search`).
-        self.reply_depth = reply_depth
-        self.reply_min = reply_min
-        #: With ``reply_depth=2``: 0 spends the whole ``playouts`` budget on the depth-2 search
-        #: of every move; k > 0 first runs the flat search with ``playouts``, then re-examines
-        #: its k best moves at depth 2 with ``reply_playouts`` more playouts.
-        self.reply_top = reply_top
-        self.reply_playouts = reply_playouts
-        #: With ``reply_depth=2``: playouts per reply (and per forced reply) in each guess, so
-        #: that the minimum over replies is taken over means rather than single noisy
-        #: playouts (the minimum of noisy values is biased low, the more so the more replies).
-        self.reply_samples = reply_samples
-        #: Playout policy, on the plies that look at the reply (see
-        #: :func:`~kva.bots.playout.playout`): numbers kept in hand, a follow-up of my own,
-        #: shedding pips more as the hand nears its end. 0 leaves the policy as it was.
-        self.spread = spread
-        self.follow = follow
-        self.shed_late = shed_late
-        #: Playout policy: 1 makes my own playout choices read the opponent's reply blind (the
-        #: expected best over the tiles I cannot rule out, as at the table) instead of from the
-        #: guessed hand, so that the playouts do not credit me with knowledge I will not have.
-        self.blind_threat = blind_threat
-        #: Playout policy: 1 makes the opponent's playout choices read my reply blind (the
-        #: expected best over every tile it cannot see) instead of from my hand, which it does
-        #: not see at the table either.
-        self.opp_blind = opp_blind
-        #: Search: 0 is the flat search; n > 0 grows an information-set tree instead
-        #: (:mod:`kva.bots.ismcts`) with n iterations, one guess each, and ``explore`` as the
-        #: UCB constant, in standard deviations of the values the search has seen.
-        self.tree = tree
-        self.explore = explore
-        #: With ``tree``: 1 searches the root flat (every guess after each of my moves, common
-        #: random numbers) and grows the tree below each move.
-        self.tree_paired = tree_paired
-        #: Guess weighting: scale of the learned opponent-hand model's log-odds added to each
-        #: guess's log-weight (:mod:`kva.bots.opponent_model`); 0 leaves the model unused (and
-        #: unloaded).
-        self.opp_model = opp_model
+    def __init__(self, config: HardConfig | None = None) -> None:
+        #: The tunables of this bot's search.
+        self.config = self.preset if config is None else config
         #: The view of the decision in progress (set by :meth:`choose`), for the model.
         self._view: PlayerView | None = None
+
+    @classmethod
+    def with_settings(cls, **settings: float) -> Self:
+        """This bot with ``settings`` over its preset (``kva tournament``'s
+        ``hard:playouts=300``); an unknown setting is a TypeError that names it."""
+        overrides: dict[str, Any] = dict(settings)  # ints and floats alike
+        return cls(replace(cls.preset, **overrides))
 
     def choose(self, view: PlayerView, rng: random.Random) -> int:
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
-        deadline = time.process_time() + self.max_seconds
-        knowledge = Knowledge(view, self.beta, self.uniform_share)
+        config = self.config
+        deadline = time.process_time() + config.max_seconds
+        knowledge = Knowledge(view, config.beta, config.uniform_share)
         self._view = view
-        if self.exact_nodes and self._endgame(view, knowledge):
+        if config.exact_nodes and self._endgame(view, knowledge):
             code = self._exact(view, knowledge, rng, deadline)
             if code is not None:
                 return code
-        if self.tree > 0:
-            return self._tree(view, knowledge, rng, deadline)
-        if self.reply_depth >= 2 and self.reply_top <= 0:
-            sums = self._reply_search(view, knowledge, list(legal), rng, deadline, self.playouts)
-            return legal[_argmax(sums)]
         guesses = self._guesses(knowledge, rng, self._guess_count(len(legal)))
-        if self.reply_depth >= 2:
-            flat = self._flat_sums(view, knowledge, guesses, rng, deadline)
-            order = sorted(range(len(legal)), key=lambda i: (-flat[i], i))
-            top = [legal[i] for i in order[: self.reply_top]]
-            if len(top) == 1 or time.process_time() > deadline:
-                return top[0]
-            sums = self._reply_search(view, knowledge, top, rng, deadline, self.reply_playouts)
-            return top[_argmax(sums)]
         return self._search(view, knowledge, guesses, rng, deadline)
-
-    def _tree(
-        self, view: PlayerView, knowledge: Knowledge, rng: random.Random, deadline: float
-    ) -> int:
-        """The move an information-set tree search over weighted guesses, drawn in chunks as
-        the iterations need them, finds best (:func:`kva.bots.ismcts.tree_search`): the most
-        visited, or with ``tree_paired`` the best mean over the guesses all moves shared."""
-        legal = list(view.legal)
-        nodes = tree_search(
-            self._states(view, knowledge, rng, min(self.tree, 250)), legal, knowledge.me,
-            self._valuer(view, knowledge.me), self._playout_runner(knowledge), rng, self.tree,
-            self.explore, deadline, paired=self.tree_paired > 0,
-        )
-        return most_visited(legal, nodes)
-
-    def _states(
-        self, view: PlayerView, knowledge: Knowledge, rng: random.Random, chunk: int
-    ) -> Iterator[HandState]:
-        """Endless weighted guesses as states to play on, resampled ``chunk`` at a time (the
-        tree search and the depth-2 reply search draw their guesses so)."""
-        while True:
-            for opp_hand, rest in self._guesses(knowledge, rng, chunk):
-                yield knowledge.state(view, opp_hand, rest)
 
     def _endgame(self, view: PlayerView, knowledge: Knowledge) -> bool:
         """Nothing can be drawn any more and the hands are small: exact search may finish."""
         if view.bazaar != "pass-only" and view.drawn_count < DRAWABLE:
             return False
-        return len(view.hand) + knowledge.opp_count <= self.exact_tiles
+        return len(view.hand) + knowledge.opp_count <= self.config.exact_tiles
 
     def _exact(
         self, view: PlayerView, knowledge: Knowledge, rng: random.Random, deadline: float = 1e300
@@ -213,7 +97,7 @@ class HardBot:
         None when the node budget runs out (the caller falls back to playouts). Past the
         safety ``deadline`` it stops after the hand in progress and averages what it solved."""
         legal = view.legal
-        guesses = self._guesses(knowledge, rng, self.exact_guesses)
+        guesses = self._guesses(knowledge, rng, self.config.exact_guesses)
         counts: dict[int, int] = {}
         rests: dict[int, list[int]] = {}
         for opp_hand, rest in guesses:
@@ -222,7 +106,7 @@ class HardBot:
         value = self._valuer(view, knowledge.me)
         additive = self._additive(view)
         sums = [0.0] * len(legal)
-        left = self.exact_nodes
+        left = self.config.exact_nodes
         for opp_hand, count in counts.items():
             state = knowledge.state(view, opp_hand, rests[opp_hand])
             try:
@@ -240,10 +124,10 @@ class HardBot:
 
     def _additive(self, view: PlayerView) -> bool:
         """Whether :meth:`_valuer` values by points (additive) rather than by match chance."""
-        return max(view.scores) + self.near < view.target
+        return max(view.scores) + self.config.near < view.target
 
     def _guess_count(self, moves: int) -> int:
-        return max(1, self.playouts // moves)
+        return max(1, self.config.playouts // moves)
 
     def _pool(
         self, knowledge: Knowledge, rng: random.Random, size: int
@@ -260,15 +144,15 @@ class HardBot:
     def _guesses(self, knowledge: Knowledge, rng: random.Random, count: int) -> list[Guess]:
         """``count`` guesses, resampled by the likelihood of the opponent's past choices (and,
         with ``opp_model``, tilted towards the learned model's chance of each tile)."""
-        view = self._view if self.opp_model > 0.0 else None
+        scale = self.config.opp_model
+        view = self._view if scale > 0.0 else None
         many = knowledge.choices or view is not None
-        pool, logs = self._pool(knowledge, rng, count * self.candidates if many else count)
+        pool, logs = self._pool(knowledge, rng, count * self.config.candidates if many else count)
         if view is not None:
             from kva.bots.opponent_model import default_model, guess_shares
 
             shares = guess_shares(pool, logs)
             tilt = default_model().tilt(view, knowledge, shares)
-            scale = self.opp_model
             for k, (opp_hand, _rest) in enumerate(pool):
                 m = opp_hand
                 extra = 0.0
@@ -307,23 +191,12 @@ class HardBot:
         deadline: float,
     ) -> int:
         """Flat playouts of every legal move over the guesses; past the safety ``deadline`` it
-        stops after the guess in progress (the one way a decision can depend on the machine)."""
-        legal = view.legal
-        return legal[_argmax(self._flat_sums(view, knowledge, guesses, rng, deadline))]
-
-    def _flat_sums(
-        self,
-        view: PlayerView,
-        knowledge: Knowledge,
-        guesses: list[Guess],
-        rng: random.Random,
-        deadline: float,
-    ) -> list[float]:
-        """The summed playout values of each legal move over ``guesses`` (see :meth:`_search`)."""
+        stops after the guess in progress (the one way a decision can depend on the machine).
+        All moves of one guess share its playout seed (common random numbers)."""
         legal = view.legal
         value = self._valuer(view, knowledge.me)
         sums = [0.0] * len(legal)
-        run = self._playout_runner(knowledge)
+        run = self._playout_runner()
         for opp_hand, rest in guesses:
             state = knowledge.state(view, opp_hand, rest)
             seed = rng.getrandbits(32)
@@ -334,29 +207,14 @@ class HardBot:
                 sums[i] += value(after)
             if time.process_time() > deadline:
                 break
-        return sums
+        return legal[_argmax(sums)]
 
-    def _playout_runner(self, knowledge: Knowledge) -> Callable[[HandState, int], None]:
-        """Plays a state copy to the end of the hand with this bot's policy, from a seed."""
-        noise = self.noise
-        threat = self.threat
-        lookahead = self.lookahead
-        block = self.block
-        spread, follow, shed_late = self.spread, self.follow, self.shed_late
-        extra = (spread > 0.0 or follow > 0.0 or shed_late > 0.0 or self.blind_threat > 0
-                 or self.opp_blind > 0)
-        me = knowledge.me if self.blind_threat > 0 else -1
-        opp = 1 - knowledge.me if self.opp_blind > 0 else -1
-        possible = knowledge.possible_opponent_tiles() if me >= 0 else 0
-        if extra:
-
-            def run_extra(state: HandState, seed: int) -> None:
-                smart_playout(
-                    state, random.Random(seed), noise, threat, lookahead, block,
-                    spread, follow, shed_late, me, possible, opp,
-                )
-
-            return run_extra
+    def _playout_runner(self) -> Callable[[HandState, int], None]:
+        """Plays a state copy to the end of the hand with this bot's policy, from a seed: the
+        reply-aware policy, or with neither ``threat`` nor ``block`` the plain noisy greedy."""
+        config = self.config
+        noise, threat, lookahead = config.noise, config.threat, config.lookahead
+        block = config.block
         if threat > 0.0 or block > 0.0:
 
             def run_smart(state: HandState, seed: int) -> None:
@@ -368,67 +226,6 @@ class HardBot:
             playout(state, random.Random(seed), noise)
 
         return run_plain
-
-    def _reply_search(
-        self,
-        view: PlayerView,
-        knowledge: Knowledge,
-        moves: list[int],
-        rng: random.Random,
-        deadline: float,
-        budget: int,
-    ) -> list[float]:
-        """Depth-2 determinized search: summed values of each of ``moves`` over guesses.
-
-        In each guess, after each of my moves, when the opponent has more than one legal reply
-        each reply is played out (one playout each, all from the guess's seed: common random
-        numbers) and the move is worth ``reply_min`` times the worst reply for me plus
-        ``1 - reply_min`` times their mean: the opponent answers knowing its own hand, which the
-        guess fixes. A forced reply (a single play, a draw, a pass) is just played out. Guesses
-        are drawn in chunks until ``budget`` playouts are spent, so the budget is counted in
-        playouts whatever the branching.
-        """
-        value = self._valuer(view, knowledge.me)
-        run = self._playout_runner(knowledge)
-        mix = self.reply_min
-        samples = max(1, self.reply_samples)
-        sums = [0.0] * len(moves)
-        used = 0
-        chunk = max(1, budget // (3 * samples * len(moves)))
-        if budget <= 0:
-            return sums
-        for state in self._states(view, knowledge, rng, chunk):
-            seeds = [rng.getrandbits(32) for _ in range(samples)]
-            for i, code in enumerate(moves):
-                after = state.copy()
-                after.apply_unchecked(code)
-                replies = after.legal_codes()
-                if len(replies) <= 1:
-                    total = 0.0
-                    for seed in seeds:
-                        branch = after.copy()
-                        run(branch, seed)
-                        total += value(branch)
-                    sums[i] += total / samples
-                    used += samples
-                    continue
-                low = 1e18
-                total = 0.0
-                for reply in replies:
-                    sub = 0.0
-                    for seed in seeds:
-                        branch = after.copy()
-                        branch.apply_unchecked(reply)
-                        run(branch, seed)
-                        sub += value(branch)
-                    total += sub
-                    if sub < low:
-                        low = sub
-                used += len(replies) * samples
-                sums[i] += (mix * low + (1.0 - mix) * total / len(replies)) / samples
-            if used >= budget or time.process_time() > deadline:
-                break
-        return sums
 
     def _valuer(self, view: PlayerView, me: int) -> Callable[[HandState], float]:
         """How a finished hand is worth to ``me``: match-win chance near the target, else the

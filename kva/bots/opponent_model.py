@@ -28,12 +28,14 @@ import hashlib
 import json
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from kva.bots.hard_config import HARD, HardConfig
 from kva.bots.knowledge import BETA, DEALT, HELD, Knowledge
 from kva.rules import PlayerView
 from kva.rules.engine import (
@@ -47,6 +49,9 @@ from kva.rules.engine import (
 )
 
 FORMAT = "kva-opponent-model/1"
+#: ``hard`` with its guesses tilted by the shipped model at full weight: the variant measured
+#: against ``hard-v2`` (docs/learned-model.md), which did not pay, so production keeps 0.
+HARD_OPPONENT_MODEL: HardConfig = replace(HARD, opp_model=1.0)
 #: The shipped weights.
 DEFAULT_PATH = Path(__file__).with_name("models") / "opponent.json"
 FEATURES: tuple[str, ...] = (

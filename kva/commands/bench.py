@@ -1,110 +1,87 @@
-"""``kva bench engine``: random self-play throughput of the rules engine on one core.
+"""``kva bench``: benchmarks.
 
-It plays random hands (deal, then uniformly random legal actions to the hand's end) through the
-engine's public hot-path API (``legal_codes`` / ``apply_unchecked``), and, in the same run, random
-games of the PyPI package ``dominoes`` (a simpler block-domino engine) for a side-by-side ratio.
-``dominoes`` is a development extra: without it kva's own figure is printed and the comparison
-is said to be skipped.
+``kva bench engine`` is part of the package (:mod:`kva.commands.bench_engine`). The others are
+development tools that live in the repository, not in the installed package: ``tools/bench`` of
+a checkout. ``kva bench <name> …`` hands its arguments on to ``tools.bench.<name>`` when that is
+importable (from a checkout's root: ``python -m kva bench server …``, the same as
+``python -m tools.bench.server …``); otherwise it says where to get the tool and exits 2.
 """
 
 from __future__ import annotations
 
 import argparse
-import random
-import time
-from collections.abc import Callable
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
 
-from kva.commands import bench_auth, bench_botapi, bench_coins, bench_fair, bench_server
-from kva.rules import shuffled_deal
-from kva.rules.engine import HandState, mask_of
+from kva.commands import bench_engine
 
-
-def kva_random_hands(hands: int, seed: int) -> int:
-    """Play ``hands`` random hands; return the number of actions taken."""
-    rng = random.Random(seed)
-    draw = rng.random
-    actions = 0
-    for i in range(hands):
-        deal = shuffled_deal(rng)
-        state = HandState(
-            (mask_of(deal.hands[0]), mask_of(deal.hands[1])), list(deal.bazaar), i & 1
-        )
-        while not state.over:
-            codes = state.legal_codes()
-            state.apply_unchecked(codes[int(draw() * len(codes))])
-        actions += len(state.log)
-    return actions
+#: The benchmarks in the repository's ``tools/bench``, with what ``kva bench --help`` says of each.
+TOOLS: dict[str, str] = {
+    "fair": "kva-fair/1: position uniformity and cost per deal",
+    "server": "whole matches between WebSocket clients against real servers",
+    "auth": "honest login latency under a table-password guessing attack",
+    "coins": "the ledger's cost to starting and finishing a match",
+    "botapi": "bot API action latency against the WebSocket's",
+}
+#: Exit status when the tool is not there to run (as for a usage error).
+MISSING = 2
 
 
-def dominoes_random_games(hands: int, seed: int) -> int:
-    """Play ``hands`` random games with the ``dominoes`` package; return its action count."""
-    import dominoes  # type: ignore[import-untyped]  # a dev-only comparison; ships no types
-
-    random.seed(seed)  # the package deals from the global generator
-    rng = random.Random(seed)
-    actions = 0
-    for _ in range(hands):
-        game = dominoes.Game.new()
-        while game.result is None:
-            moves = game.valid_moves
-            game.make_move(*moves[int(rng.random() * len(moves))])
-        actions += len(game.moves)
-    return actions
-
-
-def measure(play: Callable[[int, int], int], seconds: float, seed: int) -> tuple[float, float]:
-    """Hands/s and actions/s: the best of batches of at least 0.2 s over about ``seconds``.
-
-    Batches double until one takes 0.2 s; at least three timed batches are taken, whatever
-    ``seconds`` says, so a short run still measures something."""
-    batch = 200
-    best = (0.0, 0.0)
-    timed = 0
-    round_ = 0
-    deadline = time.perf_counter() + seconds
-    while time.perf_counter() < deadline or timed < 3:
-        start = time.perf_counter()
-        actions = play(batch, seed + round_)
-        elapsed = time.perf_counter() - start
-        round_ += 1
-        if elapsed < 0.2:
-            batch *= 2
-            continue
-        timed += 1
-        best = max(best, (batch / elapsed, actions / elapsed))
-    return best
-
-
-def run(args: argparse.Namespace) -> int:
-    """Measure both engines and print the table."""
-    rows = [("kva", *measure(kva_random_hands, args.seconds, args.seed))]
+def load_tool(name: str) -> ModuleType | None:
+    """The module ``tools.bench.<name>``, or None when no ``tools`` package with it is on the
+    path (an installed kva without a checkout, or a command run from elsewhere)."""
+    module = f"tools.bench.{name}"
     try:
-        import dominoes  # noqa: F401  (a development extra: a plain install lacks it)
-    except ImportError:
-        print("comparison skipped: the 'dominoes' package is not installed "
-              "(pip install 'kva[dev]' or dominoes==6.1.0)")
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name in ("tools", "tools.bench", module):
+            return None
+        raise
+
+
+def checkout_root() -> Path | None:
+    """The checkout this kva's code is in, when it has the tools (an editable install)."""
+    root = Path(__file__).resolve().parents[2]
+    return root if (root / "tools" / "bench" / "__init__.py").is_file() else None
+
+
+def missing_tool_message(name: str) -> str:
+    """What to do to run ``kva bench <name>`` where its tool cannot be imported."""
+    command = f"{Path(sys.executable).name} -m tools.bench.{name} …"
+    root = checkout_root()
+    if root is None:
+        where = f"Clone kva's repository and run it from the checkout's root:\n  {command}"
     else:
-        rows.append(("dominoes", *measure(dominoes_random_games, args.seconds, args.seed)))
-    print(f"{'engine':<10} {'hands/s':>10} {'actions/s':>12}")
-    for name, hands_s, actions_s in rows:
-        print(f"{name:<10} {hands_s:>10,.0f} {actions_s:>12,.0f}")
-    ratio = (f" ({rows[0][1] / rows[1][1]:.1f}× dominoes)" if len(rows) > 1
-             else " (no comparison: dominoes not installed)")
-    print(f"engine: {rows[0][1]:,.0f} hands/s{ratio}")
-    return 0
+        # The ``kva`` script does not put the working directory on the path; ``-m`` does.
+        where = (f"This kva runs from the checkout {root}: run the tool there with Python's -m, "
+                 f"which puts the working directory on the path (the kva script does not):\n"
+                 f"  cd {root} && {sys.executable} -m tools.bench.{name} …")
+    return (f"kva bench {name}: this benchmark is a development tool in tools/bench/ of kva's "
+            f"repository, not part of the installed package.\n{where}\n"
+            f"(python -m kva bench {name} … from the same place runs it too.)")
+
+
+def run_tool(args: argparse.Namespace) -> int:
+    """Run ``tools.bench.<args.bench>`` with the arguments ``kva`` did not parse itself."""
+    tool = load_tool(args.bench)
+    if tool is None:
+        print(missing_tool_message(args.bench), file=sys.stderr)
+        return MISSING
+    return int(tool.main(args.forwarded, prog=f"kva bench {args.bench}"))
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``kva bench engine``, ``fair``, ``server`` and ``coins``."""
-    parser = subparsers.add_parser("bench", help="benchmarks")
+    """Register ``kva bench engine`` and the repository's benchmarks under ``kva bench``."""
+    parser = subparsers.add_parser(
+        "bench", help="benchmarks",
+        description="engine ships with kva; the others are development tools in tools/bench of "
+                    "a checkout of kva's repository: run them from the checkout's root")
     which = parser.add_subparsers(dest="bench", metavar="WHAT")
     which.required = True
-    engine = which.add_parser("engine", help="random self-play throughput on one core")
-    engine.add_argument("--seconds", type=float, default=3.0, help="time per engine")
-    engine.add_argument("--seed", type=int, default=1)
-    engine.set_defaults(func=run)
-    bench_fair.add_parser(which)
-    bench_server.add_parser(which)
-    bench_auth.add_parser(which)
-    bench_coins.add_parser(which)
-    bench_botapi.add_parser(which)
+    bench_engine.add_parser(which)
+    for name, summary in TOOLS.items():
+        # The tool parses its own arguments (--help included): kva hands them all on.
+        tool = which.add_parser(name, help=summary, add_help=False)
+        tool.set_defaults(func=run_tool, forwards_arguments=True)

@@ -6,7 +6,8 @@ the match win rate with its Wilson 95% interval, hands won, mean points per hand
 interval, and milliseconds per decision (p50/p95/max, over decisions with a real choice) per
 side. Same seed, same table: bots are seeded per game and budgeted in playouts, not time.
 
-A bot is named with optional constructor settings: ``hard``, ``hard:playouts=200``. ``seer``
+A bot is named with optional settings: ``hard``, ``hard:playouts=200`` (for ``hard`` and its
+measurement variants, fields of their :class:`~kva.bots.hard_config.HardConfig`). ``seer``
 (measurement only) is shown its opponent's hand through ``SeerBot.reveal`` before each of its
 decisions, here and nowhere else.
 """
@@ -22,22 +23,29 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from kva.bots import BOTS, MEASUREMENT_BOTS, Bot
+from kva.bots import BOTS, MEASUREMENT_BOTS, Bot, HardBot
 from kva.bots.hard_v1 import SeerBot
 from kva.rules import TARGETS, Match, player_view
 
 
 def build_bot(spec: str) -> Bot:
-    """A bot from ``name`` or ``name:key=value,key=value`` (numeric constructor settings)."""
+    """A bot from ``name`` or ``name:key=value,key=value`` (numeric settings: a ``hard`` bot's
+    :class:`~kva.bots.hard_config.HardConfig` fields over its preset, another bot's constructor
+    arguments). ValueError names an unknown bot; TypeError an unknown setting."""
     name, _, options = spec.partition(":")
     factories = {**BOTS, **MEASUREMENT_BOTS}
     if name not in factories:
         raise ValueError(f"unknown bot {name!r}; known: {', '.join(sorted(factories))}")
-    kwargs: dict[str, float | int] = {}
+    settings: dict[str, float] = {}
     for item in filter(None, options.split(",")):
         key, _, raw = item.partition("=")
-        kwargs[key.strip()] = float(raw) if "." in raw else int(raw)
-    return factories[name](**kwargs) if kwargs else factories[name]()
+        settings[key.strip()] = float(raw) if "." in raw else int(raw)
+    bot = factories[name]()
+    if not settings:
+        return bot
+    if isinstance(bot, HardBot):
+        return type(bot).with_settings(**settings)
+    return factories[name](**settings)
 
 
 @dataclass(slots=True)

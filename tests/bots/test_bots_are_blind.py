@@ -4,38 +4,31 @@ no decision, for the same seed."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from kva.bots import BOTS, Bot, make_bot
 from kva.bots.hard import HardBot
 from kva.bots.hard_v1 import HardV1Bot
 from kva.bots.hard_v2 import HardV2Bot
+from kva.bots.opponent_model import HARD_OPPONENT_MODEL
 from kva.rules import player_view
 from tests.bots.botshelp import positions, reshuffled
 
 
 def blind_bots() -> list[Bot]:
     bots: list[Bot] = [make_bot(name) for name in BOTS if name != "hard"]
-    bots.append(HardBot(playouts=24, candidates=2, threat=0.0, exact_nodes=0))  # v1 search
+    # The v1 search: the plain playout policy, no exact endgames.
+    bots.append(HardBot.with_settings(playouts=24, candidates=2, threat=0.0, exact_nodes=0))
     # Every code path of hard: reply-aware playouts and exact endgames (pass-only positions
     # and emptied bazaars), with small budgets to keep the suite fast.
-    bots.append(HardBot(playouts=24, threat=0.7, block=5.0, exact_nodes=3000, exact_guesses=8))
-    # The depth-2 reply search (over every move, and narrowed to the flat search's best two)
-    # and the hand-keeping playout terms.
     bots.append(
-        HardBot(playouts=24, reply_depth=2, reply_min=0.5, reply_samples=2, spread=1.0, follow=1.5,
-                shed_late=0.3, exact_nodes=3000, exact_guesses=8)
+        HardBot.with_settings(playouts=24, threat=0.7, block=5.0, exact_nodes=3000, exact_guesses=8)
     )
-    bots.append(HardBot(playouts=16, reply_depth=2, reply_top=2, reply_playouts=24,
-                        exact_nodes=0, blind_threat=1))
-    # Playouts whose opponent prices my reply over every tile it cannot see.
-    bots.append(HardBot(playouts=24, exact_nodes=0, opp_blind=1))
-    # The information-set tree search, with exact endgames where they apply.
-    bots.append(HardBot(tree=40, exact_nodes=3000, exact_guesses=8))
-    bots.append(HardBot(tree=40, tree_paired=1, exact_nodes=0))
     # Guesses weighted by the learned opponent-hand model, with exact endgames; and hard-v2.
-    bots.append(HardBot(playouts=24, exact_nodes=3000, exact_guesses=8, opp_model=1.0))
-    bots.append(HardV2Bot(playouts=24, exact_nodes=3000, exact_guesses=8))
-    bots.append(HardV1Bot(playouts=24))
+    bots.append(HardBot(config=replace(HARD_OPPONENT_MODEL, playouts=24, exact_nodes=3000,
+                                       exact_guesses=8)))
+    bots.append(HardV2Bot.with_settings(playouts=24, exact_nodes=3000, exact_guesses=8))
+    bots.append(HardV1Bot.with_settings(playouts=24))
     return bots
 
 

@@ -1,6 +1,7 @@
-"""The budget-regret measurement (kva.bots.convergence) scores picks by the reference values."""
+"""The budget-regret measurement (tools/research/convergence.py) scores picks by the reference
+values."""
 
-from kva.bots.convergence import measure, sample_positions
+from tools.research.convergence import measure, sample_positions
 
 
 def test_regret_is_never_negative_and_zero_exactly_when_the_pick_is_the_reference_best() -> None:

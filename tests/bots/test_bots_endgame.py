@@ -73,7 +73,7 @@ def test_the_node_budget_stops_the_search() -> None:
 
 
 def test_hard_solves_endgames_exactly_once_nothing_can_be_drawn() -> None:
-    bot = HardBot(playouts=24, exact_nodes=5000, exact_guesses=8, exact_tiles=8)
+    bot = HardBot.with_settings(playouts=24, exact_nodes=5000, exact_guesses=8, exact_tiles=8)
     solved = 0
     for _match, view in positions(seed=63, choices=1500):
         if len(view.legal) < 2:

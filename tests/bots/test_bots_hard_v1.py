@@ -22,7 +22,7 @@ def _digest(bot: HardV1Bot, seed: int, choices: int) -> str:
 
 def test_hard_v1_plays_exactly_as_the_old_hard_for_fixed_seeds() -> None:
     # Small budget over many positions, and the production budget over a few.
-    small = _digest(HardV1Bot(playouts=60), seed=13, choices=120)
+    small = _digest(HardV1Bot.with_settings(playouts=60), seed=13, choices=120)
     assert small == "468cee5510681b6de20629b96d617a86664759119cae5a3be606b740770407b4"
     production = _digest(HardV1Bot(), seed=14, choices=25)
     assert production == "bac0a9dfab474fede566507c0629752f11cfafa810c9617bc85dcfef620ac5ba"

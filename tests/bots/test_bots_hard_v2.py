@@ -24,8 +24,8 @@ def _digest(bot: Bot, seed: int, choices: int) -> str:
 def test_hard_v2_plays_exactly_as_the_hard_it_froze_for_fixed_seeds() -> None:
     # Small budgets over many positions (the endgame solver too), the production budget over
     # a few.
-    small = _digest(HardV2Bot(playouts=60, exact_nodes=3000, exact_guesses=8), seed=13,
-                    choices=120)
+    small_budget = HardV2Bot.with_settings(playouts=60, exact_nodes=3000, exact_guesses=8)
+    small = _digest(small_budget, seed=13, choices=120)
     assert small == "6e9bba7ac6583dd642454883da78ec0950c7a32ddd843b8fa907eeed72f336d0"
     production = _digest(HardV2Bot(), seed=14, choices=20)
     assert production == "0dfb9ca332ebcdad8458acf1297d0244328dddac888078378ceadb2032215dee"

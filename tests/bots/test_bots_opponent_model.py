@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ from kva.bots.knowledge import Knowledge
 from kva.bots.opponent_model import (
     DEFAULT_PATH,
     FEATURES,
+    HARD_OPPONENT_MODEL,
     ModelError,
     default_model,
     guess_shares,
@@ -125,8 +127,8 @@ def test_features_read_the_view_alone() -> None:
 
 def test_hard_with_the_model_weights_guesses_by_it() -> None:
     # The same search with and without the model's odds differs somewhere over many positions.
-    plain = HardBot(playouts=40, exact_nodes=0)
-    learned = HardBot(playouts=40, exact_nodes=0, opp_model=1.0)
+    plain = HardBot.with_settings(playouts=40, exact_nodes=0)
+    learned = HardBot(config=replace(HARD_OPPONENT_MODEL, playouts=40, exact_nodes=0))
     differ = 0
     for _match, view in positions(seed=8, choices=80):
         if len(view.legal) > 1:

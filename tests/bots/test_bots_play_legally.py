@@ -10,15 +10,15 @@ from kva.bots.hard_v1 import SeerBot
 from tests.bots.botshelp import positions
 
 #: The production code with a small search budget, to keep the suite fast.
-TEST_HARD = {"playouts": 12, "candidates": 2}
+TEST_HARD: dict[str, float] = {"playouts": 12, "candidates": 2}
 #: The same for hard: small exact-endgame budget too (its production one is 30,000 nodes).
 TEST_NEW_HARD = {**TEST_HARD, "exact_nodes": 2000, "exact_guesses": 8}
 
 
 def test_every_bot_plays_a_legal_action_in_3000_random_positions() -> None:
     bots: list[Bot] = [make_bot(name) for name in BOTS if name != "hard"]
-    bots.append(HardBot(**TEST_NEW_HARD))
-    seer = SeerBot(**TEST_HARD)
+    bots.append(HardBot.with_settings(**TEST_NEW_HARD))
+    seer = SeerBot.with_settings(**TEST_HARD)
     rng = random.Random(99)
     choices = 0
     for match, view in positions(seed=2024, choices=3_000):
@@ -34,7 +34,7 @@ def test_every_bot_plays_a_legal_action_in_3000_random_positions() -> None:
 
 
 def test_forced_positions_are_answered_without_search() -> None:
-    hard = HardBot(playouts=10**9, max_seconds=5.0)
+    hard = HardBot.with_settings(playouts=10**9, max_seconds=5.0)
     for _match, view in positions(seed=5, choices=50):
         if len(view.legal) == 1:
             assert hard.choose(view, random.Random(0)) == view.legal[0]
@@ -47,7 +47,7 @@ def test_player_levels_are_blind_bots_and_seer_is_not_offered() -> None:
 
 
 def test_seer_refuses_to_play_without_being_shown_the_hand() -> None:
-    seer = SeerBot(**TEST_HARD)
+    seer = SeerBot.with_settings(**TEST_HARD)
     for _match, view in positions(seed=8, choices=1):
         if len(view.legal) > 1:
             try:

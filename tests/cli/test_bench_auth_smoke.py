@@ -15,8 +15,8 @@ from collections import Counter
 import pytest
 
 from kva.cli import main
-from kva.commands.bench_auth import AuthResult, Latencies, headline
 from kva.service import passwords
+from tools.bench.auth import AuthResult, Latencies, headline
 
 
 def test_bench_auth_measures_logins_under_attack_and_prints_a_headline(

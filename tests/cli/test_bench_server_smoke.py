@@ -1,7 +1,7 @@
-"""``kva bench server`` runs end to end: it starts one SQLite ``kva serve``, keeps three friend
-matches live between WebSocket clients for a few seconds, and prints a table and a headline with
-no errors (a smoke test: nothing here is timed or judged; the figures are for people, see
-docs/performance.md)."""
+"""``kva bench server`` (``tools/bench/server.py``) runs end to end: it starts one SQLite
+``kva serve``, keeps three friend matches live between WebSocket clients for a few seconds, and
+prints a table and a headline with no errors (a smoke test: nothing here is timed or judged;
+the figures are for people, see docs/performance.md)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,10 @@ from typing import Any
 import pytest
 
 from kva.cli import main
-from kva.commands.bench_server import StepResult, _descendants, headline, percentile
+from tools.bench.server import StepResult, _descendants, headline, percentile
+
+#: The checkout's root: a bench started from another directory finds ``tools`` through it.
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _bench(tmp_path: Path, capsys: pytest.CaptureFixture[str], *options: str
@@ -89,7 +92,7 @@ def test_percentile_is_nearest_rank() -> None:
 
 
 def test_nginx_chash_picks_one_server_per_key_whatever_their_order() -> None:
-    from kva.commands.bench_server import nginx_chash
+    from tools.bench.server import nginx_chash
 
     urls = ["http://127.0.0.1:8001", "http://127.0.0.1:8002", "http://127.0.0.1:8003"]
     keys = [f"m{i:05d}" for i in range(300)]
@@ -116,10 +119,12 @@ def test_returning_players_keep_their_sessions_from_match_to_match(
 
 def test_a_terminated_bench_stops_the_servers_it_started(tmp_path: Path) -> None:
     """``kill`` (SIGTERM) ends the bench as Ctrl-C does: exit 130, its servers stopped."""
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     bench = subprocess.Popen(
         [sys.executable, "-m", "kva", "bench", "server", "--start", "1", "--db", "sqlite",
          "--matches", "1", "--duration", "120", "--warmup", "1", "--forced-delay", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": path})
     try:
         assert bench.stdout is not None
         for line in bench.stdout:  # the table's header: the server is up, the ramp started
@@ -146,9 +151,9 @@ def test_a_terminated_bench_stops_the_servers_it_started(tmp_path: Path) -> None
 def test_the_bench_lifts_every_per_address_limit_that_its_players_meet() -> None:
     """Hundreds of bench players share one address: every per-address limit on what they do
     (create guests and tables, join, log in) must be lifted, or the bench measures 429s."""
-    from kva.commands.bench_server import GENEROUS_LIMITS
+    from tools.bench.server import GENEROUS_LIMITS
 
-    docs = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text()
+    docs = (ROOT / "docs" / "configuration.md").read_text()
     met = {"KVA_GUEST_CREATE_RATE_IP", "KVA_BOT_MATCH_CREATE_RATE_IP", "KVA_TABLE_CREATE_RATE_IP",
            "KVA_TABLE_PASSWORD_RATE_IP", "KVA_REGISTER_RATE_IP", "KVA_LOGIN_RATE_IP"}
     assert all(name in docs for name in met)

@@ -136,14 +136,14 @@ def test_bench_engine_without_dominoes_prints_its_own_figure_and_says_so(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A plain install has no ``dominoes`` (a dev extra): kva's figure, comparison skipped."""
-    from kva.commands import bench
+    from kva.commands import bench_engine
 
     monkeypatch.setitem(sys.modules, "dominoes", None)  # ``import dominoes`` -> ImportError
 
     def must_not_run(hands: int, seed: int) -> int:
         raise AssertionError("the dominoes comparison ran without the package")
 
-    monkeypatch.setattr(bench, "dominoes_random_games", must_not_run)
+    monkeypatch.setattr(bench_engine, "dominoes_random_games", must_not_run)
     assert main(["bench", "engine", "--seconds", "0.1"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert any(line.startswith("comparison skipped: the 'dominoes' package is not installed")

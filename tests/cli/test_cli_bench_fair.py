@@ -8,7 +8,7 @@ import math
 import pytest
 
 from kva.cli import main
-from kva.commands.bench_fair import chi_square_p
+from tools.bench.fair import chi_square_p
 
 
 def test_bench_fair_prints_chi_square_and_cost(capsys: pytest.CaptureFixture[str]) -> None:

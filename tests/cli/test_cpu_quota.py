@@ -1,5 +1,5 @@
 """``kva bench server --cpu-share``: a started server limited to a share of one CPU by a cgroup
-of its own (kva.commands.cpu_quota), on either cgroup version, and a clear refusal where
+of its own (tools/bench/cpu_quota.py), on either cgroup version, and a clear refusal where
 there is no cgroup cpu controller to write to."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kva.cli import main
-from kva.commands.cpu_quota import CGROUP_ROOT, CpuQuotaError, limit_share
+from tools.bench.cpu_quota import CGROUP_ROOT, CpuQuotaError, limit_share
 
 
 def _v1(root: Path) -> Path:

@@ -11,7 +11,6 @@ import time
 
 import httpx
 
-from kva.commands.bench_server import nginx_chash
 from tests.multiproc.multiproc_help import (
     ROUTE_HEADER,
     UPSTREAM_HEADER,
@@ -19,6 +18,7 @@ from tests.multiproc.multiproc_help import (
     RoutedSocket,
     ServeProcess,
 )
+from tools.bench.server import nginx_chash
 
 
 def _counters(text: str) -> dict[str, str]:

@@ -10,8 +10,9 @@ search's own model*: an upper bound on what more playouts of the same search can
 better model is not bought by more playouts. Positions solved exactly (endgames) are left out:
 their budget is in nodes, not playouts.
 
-``python -m kva.bots.convergence --positions 60 --reference 20000 --budgets 1000,3000 --seeds 3``
-(docs/bots.md gives the figures).
+``python -m tools.research.convergence`` from a checkout's root; its defaults (60 positions, a
+reference of 20,000 playouts, budgets 1000 and 3000, 3 seeds) are the settings of the figures in
+docs/bots.md.
 """
 
 from __future__ import annotations

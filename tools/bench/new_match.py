@@ -6,8 +6,8 @@ the game page, the join (a second guest), both sockets with their ``hello``, bot
 seeds until the deal, a resignation until the finished state, and closing the sockets. Prints
 the server's CPU per match for each phase (ticks of /proc/<pid>/stat before and after it).
 
-    .venv/bin/python scripts/bench_new_match.py 150                 # SQLite
-    .venv/bin/python scripts/bench_new_match.py 150 --db postgres   # PostgreSQL on 127.0.0.1
+    .venv/bin/python -m tools.bench.new_match 150                 # SQLite
+    .venv/bin/python -m tools.bench.new_match 150 --db postgres   # PostgreSQL on 127.0.0.1
 
 The server's seed wait is 30 s here: on a busy machine more than the default 5 s can pass
 between a join and its sockets, and the server would deal the match itself.
@@ -20,13 +20,10 @@ import asyncio
 import json
 import os
 import re
-import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from kva.commands.bench_server import _proc_ticks_and_rss, http, started_servers  # noqa: E402
+from tools.bench.server import _proc_ticks_and_rss, http, started_servers
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -74,7 +71,8 @@ async def measure(url: str, pid: int, count: int) -> dict[str, float]:
         (host_cookie, match_id), guest_cookie = pair
         opened = []
         for cookie in (host_cookie, guest_cookie):
-            ws = await connect(url.replace("http", "ws", 1) + f"/ws/m/{match_id}", origin=url,
+            ws = await connect(url.replace("http", "ws", 1) + f"/ws/m/{match_id}",
+                               origin=url,  # type: ignore[arg-type]  # a str is an Origin
                                additional_headers={"Cookie": f"kva_session={cookie}"},
                                proxy=None)
             await ws.send(json.dumps({"type": "hello", "version": 0}))

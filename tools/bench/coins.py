@@ -16,8 +16,10 @@ import asyncio
 import logging
 import secrets
 import statistics
+import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,7 @@ from kva.service.play import PlayService
 from kva.storage.db import create_engine, session_factory
 from kva.storage.migrate import upgrade
 from kva.storage.models import User
+from tools.bench.command import run_command
 
 DEFAULT_PG = "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
 
@@ -158,13 +161,22 @@ def run(args: argparse.Namespace) -> int:
     return asyncio.run(_run(args))
 
 
-def add_parser(which: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``kva bench coins``."""
-    parser = which.add_parser("coins", help="the ledger's cost to starting and finishing a "
-                              "match")
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    """The arguments of this benchmark, for ``prog`` (``kva bench coins`` or the module)."""
+    parser = argparse.ArgumentParser(
+        prog=prog, description="The ledger's cost to starting and finishing a match.")
     parser.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--pg-url", default=DEFAULT_PG,
                         help="a PostgreSQL server's admin database (a fresh one is made)")
     parser.add_argument("--matches", type=int, default=200,
                         help="coin matches (and as many casual ones)")
-    parser.set_defaults(func=run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "python -m tools.bench.coins") -> int:
+    """Run the benchmark with ``argv`` (the process's arguments when None); the exit status."""
+    return run_command(build_parser(prog), run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -56,8 +56,9 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlencode, urlsplit
 
-from kva.commands.cpu_quota import CpuQuota, CpuQuotaError, limit_share, process_share_name
 from kva.service.routing import HashRing
+from tools.bench.command import run_command
+from tools.bench.cpu_quota import CpuQuota, CpuQuotaError, limit_share, process_share_name
 
 #: Where ``--db postgres`` creates its database (the bench's own, dropped afterwards).
 DEFAULT_PG = "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
@@ -805,7 +806,7 @@ def started_servers(count: int, db: str, pg_url: str, redis_url: str, forced_del
     each knows the others as nginx's upstreams would list them (``KVA_UPSTREAMS``), so the
     matches it creates get ids that the hash sends back to it (docs/deployment.md). With
     ``cpu_share``, each process may use at most that share of one CPU
-    (:mod:`kva.commands.cpu_quota`).
+    (:mod:`tools.bench.cpu_quota`).
 
     ``limits`` are the environment variables that replace :data:`GENEROUS_LIMITS` (``{}``:
     production's defaults, apart from what the caller's environment sets)."""
@@ -1009,10 +1010,10 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(which: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``kva bench server`` under ``kva bench``."""
-    p = which.add_parser(
-        "server", help="whole matches between WebSocket clients against real servers",
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    """The arguments of this benchmark, for ``prog`` (``kva bench server`` or the module)."""
+    p = argparse.ArgumentParser(
+        prog=prog,
         description="Ramp live friend matches between WebSocket clients against kva serve "
                     "processes and print action latencies, actions/s, errors, server CPU and "
                     "RSS per step; the last line is the headline (docs/performance.md).")
@@ -1079,4 +1080,13 @@ def add_parser(which: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                      help="write every action→opponent sample as it comes: the action's send "
                           "time (s, monotonic clock), its latency (ms), m (measured) or w "
                           "(warm-up); bursts of slow actions sent close together are a stall")
-    p.set_defaults(func=run)
+    return p
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "python -m tools.bench.server") -> int:
+    """Run the benchmark with ``argv`` (the process's arguments when None); the exit status."""
+    return run_command(build_parser(prog), run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -3,7 +3,7 @@ workers at normal priority), timed from submission to answer, first with the ana
 idle, then with it kept busy by a queue of analysis decisions (its own niced worker process,
 kva.service.analysis). Prints p50/p95/max in ms for both.
 
-    .venv/bin/python scripts/bench_analysis_priority.py [--decisions 40]
+    .venv/bin/python -m tools.bench.analysis_priority [--decisions 40]
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from concurrent.futures import ProcessPoolExecutor
 from kva.analysis.match import decisions
 from kva.bots import make_bot
 from kva.bots.runner import decide
-from kva.rules import Match, player_view, write_record
+from kva.rules import Match, PlayerView, player_view, write_record
 from kva.service.analysis import _evaluate, make_analysis_executor
 from kva.service.bots import make_executor
 
 
-def _views(count: int) -> list:  # type: ignore[type-arg]
-    out = []
+def _views(count: int) -> list[PlayerView]:
+    out: list[PlayerView] = []
     seed = 0
     while len(out) < count:
         seed += 1
@@ -42,8 +42,8 @@ def _views(count: int) -> list:  # type: ignore[type-arg]
     return out[:count]
 
 
-def _time_bots(pool, views) -> list[float]:  # type: ignore[no-untyped-def]
-    times = []
+def _time_bots(pool: ProcessPoolExecutor, views: list[PlayerView]) -> list[float]:
+    times: list[float] = []
     for i, view in enumerate(views):
         started = time.perf_counter()
         pool.submit(decide, "hard", view, i).result()

@@ -24,10 +24,13 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import sys
 import time
+from collections.abc import Sequence
 
 from kva.rules import Deal, derive_deal
 from kva.rules.engine import TILE_COUNT, TILE_NAME
+from tools.bench.command import run_command
 
 
 def gamma_q(a: float, x: float) -> float:
@@ -129,9 +132,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(which: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``kva bench fair`` under ``kva bench``."""
-    fair = which.add_parser("fair", help="kva-fair/1: position uniformity and cost per deal")
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    """The arguments of this benchmark, for ``prog`` (``kva bench fair`` or the module)."""
+    fair = argparse.ArgumentParser(
+        prog=prog, description="kva-fair/1: position uniformity and cost per deal")
     fair.add_argument("--deals", type=int, default=100_000)
     fair.add_argument("--seed", type=int, default=1)
-    fair.set_defaults(func=run)
+    return fair
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "python -m tools.bench.fair") -> int:
+    """Run the benchmark with ``argv`` (the process's arguments when None); the exit status."""
+    return run_command(build_parser(prog), run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

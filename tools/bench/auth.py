@@ -1,7 +1,7 @@
 """``kva bench auth``: honest logins while guests guess a closed table's password.
 
 The bench starts one ``kva serve`` (SQLite in an empty temporary folder, through
-:func:`kva.commands.bench_server.started_servers`) with **production's default rate limits**.
+:func:`tools.bench.server.started_servers`) with **production's default rate limits**.
 Every client is on 127.0.0.1, so to let the per-address limits act as they would in production
 the server is started with ``KVA_TRUSTED_PROXIES=127.0.0.1`` and every simulated client sends
 ``X-Forwarded-For`` with an address of its own: each attacker one (``203.0.113.N``), and each
@@ -38,7 +38,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from kva.commands.bench_server import (
+from tools.bench.command import run_command
+from tools.bench.server import (
     HttpFailure,
     _proc_ticks_and_rss,
     http,
@@ -294,10 +295,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(which: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``kva bench auth`` under ``kva bench``."""
-    p = which.add_parser(
-        "auth", help="honest login latency under a table-password guessing attack",
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    """The arguments of this benchmark, for ``prog`` (``kva bench auth`` or the module)."""
+    p = argparse.ArgumentParser(
+        prog=prog,
         description="Start one kva serve with production rate limits, time honest logins "
                     "idle and while guests guess a closed table's password (each from its "
                     "own X-Forwarded-For address), and print p50/p95/max, their p95 ratio, "
@@ -318,4 +319,13 @@ def add_parser(which: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                         "nicknames, --guesses each, same pace (0)")
     p.add_argument("--server-log-level", default="warning",
                    choices=["critical", "error", "warning", "info", "debug"])
-    p.set_defaults(func=run)
+    return p
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "python -m tools.bench.auth") -> int:
+    """Run the benchmark with ``argv`` (the process's arguments when None); the exit status."""
+    return run_command(build_parser(prog), run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -8,7 +8,7 @@ file (or ``--db URL``: a PostgreSQL database, whose tables it creates and leaves
 per-socket encoding are part of the cost; ``--spectators`` adds that many spectator sockets per
 match. Prints actions per second and the latency percentiles of one ``act`` call.
 
-    nice -n 5 .venv/bin/python scripts/bench_act.py --matches 25 --duration 15
+    nice -n 5 .venv/bin/python -m tools.bench.act --matches 25 --duration 15
 """
 
 from __future__ import annotations

@@ -28,15 +28,17 @@ import json
 import os
 import re
 import secrets
+import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import websockets
 
-from kva.commands.bench_server import (
+from tools.bench.command import run_command
+from tools.bench.server import (
     DEFAULT_PG,
     DEFAULT_REDIS,
     GENEROUS_LIMITS,
@@ -429,9 +431,10 @@ def run(args: argparse.Namespace) -> int:
     return 1
 
 
-def add_parser(which: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``kva bench botapi``."""
-    parser = which.add_parser("botapi", help="bot API action latency against the WebSocket's")
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    """The arguments of this benchmark, for ``prog`` (``kva bench botapi`` or the module)."""
+    parser = argparse.ArgumentParser(
+        prog=prog, description="Bot API action latency against the WebSocket's.")
     parser.add_argument("--url", help="a running kva serve (default: start one)")
     parser.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--pg-url", default=os.environ.get("KVA_TEST_DATABASE_URL")
@@ -442,4 +445,13 @@ def add_parser(which: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                         help="seconds a mover waits before acting")
     parser.add_argument("--timeout", type=float, default=900.0,
                         help="give up (exit 1) when the whole run takes longer")
-    parser.set_defaults(func=run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "python -m tools.bench.botapi") -> int:
+    """Run the benchmark with ``argv`` (the process's arguments when None); the exit status."""
+    return run_command(build_parser(prog), run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

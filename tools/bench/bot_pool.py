@@ -1,6 +1,6 @@
 """Wall time of ``hard`` decisions through the server's own worker pool, two at once.
 
-    .venv/bin/python scripts/bench_bot_pool.py [--decisions 200] [--level hard]
+    .venv/bin/python -m tools.bench.bot_pool [--decisions 200] [--level hard]
 
 Positions with a real choice come from seeded matches (greedy and random play mixed); they are
 sent in pairs through :func:`kva.service.bots.choose` on :func:`kva.service.bots.make_executor`

@@ -8,7 +8,7 @@ is published (as a socket's relay does). Prints this process's CPU per message a
 connection to the topic (no echo comes back at all: a lower bound, not a correct broker);
 ``--remote`` adds a second Redis broker with its own subscriber, as another process.
 
-    nice -n 10 .venv/bin/python scripts/bench_broker.py --broker redis://127.0.0.1:6379/15
+    nice -n 10 .venv/bin/python -m tools.bench.broker --broker redis://127.0.0.1:6379/15
 """
 
 from __future__ import annotations

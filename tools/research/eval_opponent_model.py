@@ -1,6 +1,6 @@
 """How well ``hard``'s weighted guesses place the opponent's tiles, with and without the model.
 
-    .venv/bin/python scripts/eval_opponent_model.py [--games 40] [--seed 900] [--scales 0,0.5,1]
+    python -m tools.research.eval_opponent_model [--games 40] [--seed 900] [--scales 0,0.5,1]
 
 Seeded matches between two ``hard:playouts=100`` bots (seeds apart from ``kva train``'s); at
 every real choice the deciding player's view goes to ``HardBot._guesses`` (200 guesses kept, the
@@ -28,7 +28,7 @@ from kva.rules.engine import tiles_of
 def main(games: int, seed: int, scales: list[float], guesses: int) -> None:
     rng = random.Random(f"eval/{seed}")
     model = default_model()
-    bots = {s: HardBot(opp_model=s) for s in scales}
+    bots = {s: HardBot.with_settings(opp_model=s) for s in scales}
     loss = dict.fromkeys(scales, 0.0)
     brier = dict.fromkeys(scales, 0.0)
     model_loss = 0.0
