@@ -51,7 +51,7 @@ async def register_guest(session: AsyncSession, user_id: int, *, nickname: str,
 
 
 async def reloaded_user(session: AsyncSession, user_id: int) -> User | None:
-    """The user ``user_id`` read again from the database (what this session held of it is
+    """The user ``user_id`` read again from the database (what the database session held of it is
     overwritten), or None."""
     return await session.get(User, user_id, populate_existing=True)
 

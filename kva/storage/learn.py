@@ -45,8 +45,8 @@ async def progress(session: AsyncSession, user_id: int) -> LearnProgress | None:
 def put_progress(session: AsyncSession, row: LearnProgress | None, user_id: int,
                  done: str) -> None:
     """Set the progress of ``user_id`` to ``done`` (slugs, comma-separated): its ``row`` as
-    read by :func:`progress` in this session, changed, or a new one when it had none. The
-    caller commits."""
+    read by :func:`progress` in the same database session, changed, or a new one when it had
+    none. The caller commits."""
     if row is None:
         session.add(LearnProgress(user_id=user_id, done=done, updated_at=utcnow()))
     else:

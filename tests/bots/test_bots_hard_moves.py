@@ -14,14 +14,13 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from botshelp import positions
-
 from kva.bots.hard import HardBot
 from kva.bots.hard_config import HARD, HardConfig
 from kva.bots.hard_v1 import HARD_V1, HardV1Bot, SeerBot
 from kva.bots.opponent_model import HARD_OPPONENT_MODEL
 from kva.rules import PlayerView
 from kva.rules.engine import DRAWABLE
+from tests.bots.botshelp import positions
 
 
 def _hard(base: HardConfig = HARD, **settings: Any) -> HardBot:
