@@ -8,7 +8,8 @@
 # background while lint, types and the plain install run in the foreground: on two cores that
 # takes ~1.5 minutes off the suite, and nothing timing-sensitive runs beside them (the
 # database-backed tests start only once they are done). Then the SQLite and PostgreSQL passes
-# run at the same time. Arguments (pytest's) run the SQLite pass over just what they name.
+# run at the same time. Arguments (pytest's) run the SQLite pass over just what they name. Each
+# pass ends with its 15 slowest tests, so that a test that grows slow is seen.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,7 +34,7 @@ pure_log=$(mktemp)
 trap '[ -n "$pure_pid" ] && kill "$pure_pid" 2>/dev/null; rm -f "$pure_log"' EXIT
 if [ $# -eq 0 ] && [ ${#no_db_tests[@]} -gt 0 ]; then
   echo "== pytest (no database), in the background: ${no_db_tests[*]}"
-  .venv/bin/pytest -q -p no:cacheprovider "${no_db_tests[@]}" >"$pure_log" 2>&1 &
+  .venv/bin/pytest -q -p no:cacheprovider --durations=15 "${no_db_tests[@]}" >"$pure_log" 2>&1 &
   pure_pid=$!
 fi
 
@@ -65,14 +66,14 @@ if [ ${#db_tests[@]} -gt 0 ]; then
   echo "== pytest (PostgreSQL), in the background: ${db_tests[*]}"
   KVA_TEST_DATABASE_URL=${KVA_TEST_DATABASE_URL:-postgresql+asyncpg://postgres@127.0.0.1:5432/postgres} \
     KVA_TEST_REDIS_URL=${KVA_TEST_PG_REDIS_URL:-redis://127.0.0.1:6379/14} \
-    .venv/bin/pytest -q -p no:cacheprovider "${db_tests[@]}" >"$pg_log" 2>&1 &
+    .venv/bin/pytest -q -p no:cacheprovider --durations=15 "${db_tests[@]}" >"$pg_log" 2>&1 &
   pg_pid=$!
 fi
 
 sqlite_status=0
 if [ $# -eq 0 ]; then
   echo "== pytest (SQLite): ${db_tests[*]}"
-  .venv/bin/pytest -q -p no:cacheprovider "${db_tests[@]}" || sqlite_status=$?
+  .venv/bin/pytest -q -p no:cacheprovider --durations=15 "${db_tests[@]}" || sqlite_status=$?
 else
   echo "== pytest (SQLite)"
   .venv/bin/pytest -q -p no:cacheprovider "$@" || sqlite_status=$?
