@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: set-up, lint, types, a plain install of the wheel
 # (scripts/check-install.sh), then every test against SQLite, then the database-backed tests
-# again against PostgreSQL, with tests/multiproc (two `kva serve` processes on PostgreSQL and
-# Redis behind nginx), which only runs in that pass.
+# but the browsers' again against PostgreSQL, with tests/multiproc (two `kva serve` processes
+# on PostgreSQL and Redis behind nginx), which only runs in that pass.
 #
 # The tests that need no database (rules, bots, ratings, learning, i18n, the CLI) run in the
 # background while lint, types and the plain install run in the foreground: on two cores that
@@ -18,13 +18,19 @@ bash scripts/setup.sh
 [ -f scripts/install-nginx.sh ] && bash scripts/install-nginx.sh
 bash scripts/services.sh
 
-db_tests=()
+# The browser tests (tests/e2e) run in the SQLite pass only: what they check is the page, and
+# every database behaviour under them is checked on both databases by tests/service,
+# tests/storage and tests/web. tests/multiproc needs PostgreSQL and runs in that pass only.
+sqlite_tests=()
+pg_tests=()
 no_db_tests=()
 for dir in tests/*/; do
   dir=${dir%/}
   case "$dir" in
     tests/helpers|tests/__pycache__) ;;  # modules the tests import, no tests of their own
-    tests/service|tests/storage|tests/web|tests/e2e|tests/multiproc) db_tests+=("$dir") ;;
+    tests/service|tests/storage|tests/web) sqlite_tests+=("$dir"); pg_tests+=("$dir") ;;
+    tests/e2e) sqlite_tests+=("$dir") ;;
+    tests/multiproc) pg_tests+=("$dir") ;;
     *) no_db_tests+=("$dir") ;;
   esac
 done
@@ -62,18 +68,18 @@ fi
 pg_pid=""
 pg_log=$(mktemp)
 trap '[ -n "$pure_pid" ] && kill "$pure_pid" 2>/dev/null; [ -n "$pg_pid" ] && kill "$pg_pid" 2>/dev/null; rm -f "$pure_log" "$pg_log"' EXIT
-if [ ${#db_tests[@]} -gt 0 ]; then
-  echo "== pytest (PostgreSQL), in the background: ${db_tests[*]}"
+if [ ${#pg_tests[@]} -gt 0 ]; then
+  echo "== pytest (PostgreSQL), in the background: ${pg_tests[*]}"
   KVA_TEST_DATABASE_URL=${KVA_TEST_DATABASE_URL:-postgresql+asyncpg://postgres@127.0.0.1:5432/postgres} \
     KVA_TEST_REDIS_URL=${KVA_TEST_PG_REDIS_URL:-redis://127.0.0.1:6379/14} \
-    .venv/bin/pytest -q -p no:cacheprovider --durations=15 "${db_tests[@]}" >"$pg_log" 2>&1 &
+    .venv/bin/pytest -q -p no:cacheprovider --durations=15 "${pg_tests[@]}" >"$pg_log" 2>&1 &
   pg_pid=$!
 fi
 
 sqlite_status=0
 if [ $# -eq 0 ]; then
-  echo "== pytest (SQLite): ${db_tests[*]}"
-  .venv/bin/pytest -q -p no:cacheprovider --durations=15 "${db_tests[@]}" || sqlite_status=$?
+  echo "== pytest (SQLite): ${sqlite_tests[*]}"
+  .venv/bin/pytest -q -p no:cacheprovider --durations=15 "${sqlite_tests[@]}" || sqlite_status=$?
 else
   echo "== pytest (SQLite)"
   .venv/bin/pytest -q -p no:cacheprovider "$@" || sqlite_status=$?
@@ -83,7 +89,7 @@ pg_status=0
 if [ -n "$pg_pid" ]; then
   wait "$pg_pid" || pg_status=$?
   pg_pid=""
-  echo "== pytest (PostgreSQL): ${db_tests[*]}"
+  echo "== pytest (PostgreSQL): ${pg_tests[*]}"
   cat "$pg_log"
 fi
 [ "$sqlite_status" -eq 0 ] || exit "$sqlite_status"
