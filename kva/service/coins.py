@@ -27,7 +27,9 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from kva.rules import parse_ascii_int
+from kva.service.stakes import STAKES as STAKES
+from kva.service.stakes import CoinError as CoinError
+from kva.service.stakes import check_stake as check_stake
 from kva.storage import coins_reads, coins_repo
 from kva.storage.addresses import session_addresses
 from kva.storage.coins_repo import issuing_account, move, wallet_of
@@ -37,8 +39,6 @@ from kva.storage.models import MatchRow, User
 
 log = logging.getLogger(__name__)
 
-#: The stakes a table may be played for, per player (0: no stake).
-STAKES: tuple[int, ...] = (10, 50, 100, 500, 1000)
 #: What a new registered account is granted, once.
 START_GRANT = 1000
 #: A wallet below this may claim a top-up back to it, once per UTC day.
@@ -47,37 +47,6 @@ TOPUP_TO = 100
 QUICK_RESIGN_MOVES = 6
 #: ``users.kind`` of a registered player.
 REGISTERED = "registered"
-
-
-class CoinError(ValueError):
-    """A coin operation refused; nothing moved. ``code``: ``bad_stake``, ``guest``,
-    ``bot_stake``, ``insufficient``, ``topup_claimed``, ``topup_above``."""
-
-    def __init__(self, code: str, message: str, *, user_id: int | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        #: The player who could not cover a stake (``insufficient``).
-        self.user_id = user_id
-
-
-def check_stake(raw: object) -> int:
-    """The stake ``raw`` (a form value or a number) as an int: 0 (none) or one of
-    :data:`STAKES`; CoinError ``bad_stake`` for anything else."""
-    if raw is None or raw == "":
-        return 0
-    if isinstance(raw, bool):
-        raise CoinError("bad_stake", "choose a stake of 10, 50, 100, 500 or 1,000 coins")
-    if isinstance(raw, int):
-        value = raw
-    else:
-        parsed = parse_ascii_int(str(raw), max_digits=6)
-        if parsed is None:
-            raise CoinError("bad_stake", "choose a stake of 10, 50, 100, 500 or 1,000 coins")
-        value = parsed
-    if value != 0 and value not in STAKES:
-        raise CoinError("bad_stake", "choose a stake of 10, 50, 100, 500 or 1,000 coins")
-    return value
 
 
 # ---------------------------------------------------------------------- accounts

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from kva.service import coins
 from kva.service.play.hooks import MatchHook
 from kva.service.ratings import rate_finished_match
+from kva.storage.models import MatchRow
 
 
 class RatingsHook(MatchHook):
@@ -33,7 +34,11 @@ class CoinsHook(MatchHook):
     """A coin match's stakes move into escrow as it starts (refused, with the start, when a
     player cannot cover them) and the escrow to the winner as it finishes."""
 
-    # Called through the module: ``kva bench-coins`` times these two by replacing them there.
+    # Called through the module: ``kva bench-coins`` times these by replacing them there.
+    async def created(self, session: AsyncSession, row: MatchRow) -> None:
+        if row.stake:  # the creator covers it; a quick game starts now: both stakes move
+            await coins.match_created(session, row.id)
+
     async def started(self, session: AsyncSession, match_id: str) -> None:
         await coins.start_match(session, match_id)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from kva.rules import MatchSettings
-from kva.service import bots, coins
+from kva.service import bots
 from kva.service.errors import NotFound, PlayError, RatedOnly, WrongPassword
 from kva.service.events import join_event, public
 from kva.service.passwords import hash_password, verify_password
@@ -28,6 +28,7 @@ from kva.service.play.commit import Committer, record_of
 from kva.service.play.live import FairState, LiveMatch, LiveStore, Seat
 from kva.service.play.seeds import Seeds
 from kva.service.routing import new_match_id as new_match_id_default
+from kva.service.stakes import CoinError, check_stake
 from kva.storage import repo
 from kva.storage.models import MatchRow, TableRow, utcnow
 
@@ -70,15 +71,15 @@ def checked_terms(
     clock: str | None,
 ) -> tuple[int, str]:
     """The stake and clock preset of a new match against ``opponent``, checked with its
-    settings and password (ValueError or :class:`~kva.service.coins.CoinError` says what is
+    settings and password (ValueError or :class:`~kva.service.stakes.CoinError` says what is
     wrong; see :meth:`Tables.create_match`)."""
     if settings.rated and opponent not in ("open", "player"):
         raise ValueError("only open tables and quick games can be rated")
     if password and len(password) > 128:
         raise ValueError("the password is too long")
-    stake = coins.check_stake(stake)
+    stake = check_stake(stake)
     if stake and opponent.startswith("bot:"):
-        raise coins.CoinError("bot_stake", "coin tables are person against person")
+        raise CoinError("bot_stake", "coin tables are person against person")
     clock = check_clock(clock, casual=not (settings.rated or stake or opponent == "player"),
                         default=NO_CLOCK if opponent.startswith("bot:") else DEFAULT_CLOCK)
     return stake, clock
@@ -233,8 +234,8 @@ class Tables:
             kind=kind, created_at=utcnow())
         async with self._sessions() as session, session.begin():
             await repo.insert_match(session, row, row.fair, table)
-            if stake:  # the creator covers it; a quick game starts now: both stakes move
-                await coins.match_created(session, live.id)
+            for hook in self._committer.hooks:  # a coin table's stake, for one
+                await hook.created(session, row)
         if token is not None:  # committed
             self._keep(TableInfo(live.id, token, hashed, kind))
         return token
