@@ -25,7 +25,6 @@ import contextlib
 import functools
 import logging
 import secrets
-import time
 from collections import defaultdict
 from typing import Any
 
@@ -35,6 +34,7 @@ from kva.service.errors import PlayError
 from kva.service.messages import MatchTopicMessage, PresenceMessage, PresenceNote
 from kva.service.play import LiveMatch, PlayService, topic
 from kva.service.presence_store import RedisPresenceStore
+from kva.service.timekeeping import SYSTEM_CLOCK, Clock
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,10 @@ def has_moved(live: LiveMatch, seat: int) -> bool:
 
 
 class Presence:
-    """Connections per match and seat, disconnection grace, claims and first-move timeouts."""
+    """Connections per match and seat, disconnection grace, claims and first-move timeouts.
+
+    ``clock`` is the only source of time it reads (the wall time of a change, and the wait of
+    a first-move timeout), so its tests can move time instead of waiting for it."""
 
     def __init__(
         self,
@@ -62,6 +65,7 @@ class Presence:
         grace: float = 60.0,
         first_move_timeout: float = 120.0,
         store: RedisPresenceStore | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         if grace < 0 or first_move_timeout <= 0:
             raise ValueError("the grace period must be >= 0 and the first-move limit > 0")
@@ -70,11 +74,12 @@ class Presence:
         self.grace = grace
         self.first_move_timeout = first_move_timeout
         self._store = store
+        self._time = clock  # all it reads of time: a test moves it by hand
         self.origin = store.origin if store is not None else secrets.token_hex(6)
         if store is not None:
             store.on_dead = self._origins_died
         self._local: dict[tuple[str, int], int] = defaultdict(int)
-        # (match, seat) -> origin -> (online, monotonic-ish wall time of the change)
+        # (match, seat) -> origin -> (online, wall time of the change)
         self._seen: dict[tuple[str, int], dict[str, tuple[bool, float]]] = defaultdict(dict)
         self._clocks: dict[str, tuple[int, asyncio.Task[None]]] = {}
         # Every local socket per match (spectators too), and the matches with sockets here
@@ -141,7 +146,7 @@ class Presence:
         return len(self._seen)
 
     async def _changed(self, match_id: str, seat: int, online: bool, was_away: bool) -> None:
-        now = time.time()
+        now = self._time.now()
         self._seen[(match_id, seat)][self.origin] = (online, now)
         note: PresenceNote = {"origin": self.origin, "seat": seat, "online": online, "at": now}
         message: MatchTopicMessage = {"presence": note}
@@ -228,7 +233,7 @@ class Presence:
         since = self.away_since(match_id, seat)
         if since is None:
             return {"type": "presence", "seat": seat, "online": True, "claim_in": None}
-        left = max(0.0, self.grace - (time.time() - since))
+        left = max(0.0, self.grace - (self._time.now() - since))
         return {"type": "presence", "seat": seat, "online": False,
                 "claim_in": round(left, 1)}
 
@@ -250,7 +255,7 @@ class Presence:
         since = self.away_since(match_id, absent)
         if since is None:
             raise PlayError("illegal", "your opponent is connected")
-        if time.time() - since < self.grace:
+        if self._time.now() - since < self.grace:
             raise PlayError("illegal", "your opponent may still come back")
         await self._play.forfeit(match_id, absent, "abandon")
 
@@ -293,7 +298,7 @@ class Presence:
             log.error("first-move timeout of %s failed", match_id, exc_info=task.exception())
 
     async def _timeout(self, match_id: str, seat: int, version: int) -> None:
-        await asyncio.sleep(self.first_move_timeout)
+        await self._time.sleep(self.first_move_timeout)
         with contextlib.suppress(PlayError):
             await self._play.forfeit(match_id, seat, "timeout", expected_version=version)
 
