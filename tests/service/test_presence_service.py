@@ -14,6 +14,7 @@ from kva.service.errors import PlayError
 from kva.service.play import PlayService, Seat, topic
 from kva.service.presence import Presence
 from kva.storage.models import MatchRow
+from tests.helpers.clock import FakeClock
 from tests.helpers.community_help import make_user
 
 
@@ -42,7 +43,8 @@ async def _finished(sessions, match_id: str) -> MatchRow:  # type: ignore[no-unt
 async def test_claim_after_the_grace_period_wins_by_abandonment(sessions, play) -> None:
     a, b = await make_user(sessions), await make_user(sessions)
     match_id = await _match(sessions, play, [Seat(a.id, a.nickname), Seat(b.id, b.nickname)])
-    presence = Presence(play._broker, play, grace=0.3, first_move_timeout=60)
+    clock = FakeClock()
+    presence = Presence(play._broker, play, grace=60, first_move_timeout=120, clock=clock)
     sub = await play._broker.subscribe(topic(match_id))
     play.watchers.add(match_id, _Watcher(0))  # states are built for who watches
     await presence.connected(match_id, 0)
@@ -58,13 +60,17 @@ async def test_claim_after_the_grace_period_wins_by_abandonment(sessions, play) 
     await presence.disconnected(match_id, 1)
     assert presence.away_since(match_id, 1) is not None
     away = presence.message(match_id, 1)
-    assert away["online"] is False and 0 < away["claim_in"] <= 0.3
+    assert away["online"] is False and away["claim_in"] == 60
     with pytest.raises(PlayError):  # too early
         await presence.claim(match_id, a.id)
     with pytest.raises(PlayError) as refused:  # only the opponent of the absent player
         await presence.claim(match_id, (await make_user(sessions)).id)
     assert refused.value.code == "not_seated"
-    await asyncio.sleep(0.35)
+    await clock.advance(30)
+    assert presence.message(match_id, 1)["claim_in"] == 30
+    with pytest.raises(PlayError):  # still too early
+        await presence.claim(match_id, a.id)
+    await clock.advance(30)
     assert presence.message(match_id, 1)["claim_in"] == 0
     await presence.claim(match_id, a.id)
     row = await _finished(sessions, match_id)
@@ -117,6 +123,28 @@ async def test_a_player_who_never_moves_loses_on_time(sessions, play) -> None:
 
         loser = await session.get(User, (a.id, b.id)[opener])
     assert loser.rating < 1500
+    await presence.stop()
+
+
+async def test_a_match_without_a_clock_times_the_first_move_itself(sessions, play) -> None:
+    """A match stored before clocks: presence's own timer makes the absent opener lose."""
+    a, b = await make_user(sessions), await make_user(sessions)
+    clock = FakeClock()
+    presence = Presence(play._broker, play, grace=60, first_move_timeout=120, clock=clock)
+    match_id = await _match(sessions, play, [Seat(a.id, a.nickname), Seat(b.id, b.nickname)])
+    live = play._live[match_id]
+    live.clock = None  # as it would be loaded from before clocks
+    assert live.match is not None and live.match.turn is not None
+    opener = live.match.turn
+    presence.after_commit(live)
+    _version, timer = presence._clocks[match_id]
+    await clock.advance(119)
+    assert not timer.done() and clock.sleeping == 1
+    await clock.advance(1)
+    await timer
+    row = await _finished(sessions, match_id)
+    assert (row.status, row.end_reason, row.winner) == ("finished", "timeout", 1 - opener)
+    assert match_id not in presence._clocks
     await presence.stop()
 
 
