@@ -27,6 +27,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from kva.service.periodic import repeat
+
 log = logging.getLogger(__name__)
 
 #: Seconds between two refreshes of this process's users in Redis.
@@ -202,12 +204,10 @@ class RedisAttendance(Attendance):
             await self._refresh_script(keys=keys, args=[self.origin, expiry, life])
 
     async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self._heartbeat)
-            try:
-                await self._refresh([uid for uid, n in self._local.items() if n > 0])
-            except Exception:
-                log.exception("refreshing attendance failed")
+        await repeat(self._heartbeat, self._refresh_all, log, "refreshing attendance failed")
+
+    async def _refresh_all(self) -> None:
+        await self._refresh([uid for uid, n in self._local.items() if n > 0])
 
     async def absent_since(self, user_ids: Iterable[int]) -> dict[int, float | None]:
         ids = list(user_ids)

@@ -20,6 +20,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from kva.service.periodic import repeat
+
 log = logging.getLogger(__name__)
 
 #: Seconds between two liveness refreshes (and checks of the others').
@@ -119,12 +121,7 @@ class RedisPresenceStore:
             await self.on_dead(new)
 
     async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self._heartbeat)
-            try:
-                await self._beat()
-            except Exception:
-                log.exception("presence liveness refresh failed")
+        await repeat(self._heartbeat, self._beat, log, "presence liveness refresh failed")
 
 
 def make_presence_store(broker_url: str | None) -> RedisPresenceStore | None:

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 
 from kva.service.attendance import Attendance
 from kva.service.lobby import Lobby
+from kva.service.periodic import repeat
 from kva.service.play import PlayService
 
 log = logging.getLogger(__name__)
@@ -69,13 +70,12 @@ class TableSweeper:
         self._task = asyncio.create_task(self._run(), name="kva-table-sweeper")
 
     async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.every)
-            try:
-                if await self._attendance.lock(int(self.every * 1000 * 0.8)):
-                    await self.sweep()
-            except Exception:
-                log.exception("sweeping abandoned tables failed")
+        await repeat(self.every, self._sweep_if_first, log, "sweeping abandoned tables failed")
+
+    async def _sweep_if_first(self) -> None:
+        """One sweep, unless another process holds the sweep's lock now."""
+        if await self._attendance.lock(int(self.every * 1000 * 0.8)):
+            await self.sweep()
 
     async def stop(self) -> None:
         if self._task is not None:

@@ -140,8 +140,15 @@ _TOASTS_JS = """() => {
   document.addEventListener('DOMContentLoaded', () => {
     const box = document.getElementById('toast');
     if (!box) return;
-    new MutationObserver(() => window.__toasts.push(box.textContent))
-      .observe(box, {childList: true, characterData: true, subtree: true});
+    // Every text the toast was given, one mutation record each: two states that arrive in one
+    // task (the bot answers at once) set it twice before an observer runs, and reading the
+    // box then would see only the second.
+    new MutationObserver(records => {
+      for (const r of records) {
+        if (r.type === 'characterData') window.__toasts.push(r.target.data);
+        for (const n of r.addedNodes) window.__toasts.push(n.textContent);
+      }
+    }).observe(box, {childList: true, characterData: true, subtree: true});
   });
 }"""
 
