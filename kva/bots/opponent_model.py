@@ -22,10 +22,7 @@ checks the digest and raises :class:`ModelError` naming the file if it is missin
 
 from __future__ import annotations
 
-import base64
 import functools
-import hashlib
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import replace
@@ -37,6 +34,7 @@ import numpy.typing as npt
 
 from kva.bots.hard_config import HARD, HardConfig
 from kva.bots.knowledge import BETA, DEALT, HELD, Knowledge
+from kva.bots.weights import ModelError, read_weights, write_weights
 from kva.rules import PlayerView
 from kva.rules.engine import (
     NUMBER_MASK,
@@ -79,10 +77,6 @@ FEATURES: tuple[str, ...] = (
     "guess_logit",
 )
 Array = npt.NDArray[np.float64]
-
-
-class ModelError(ValueError):
-    """A weights file that is missing, unreadable or does not match its digest."""
 
 
 def _logit(p: float) -> float:
@@ -211,64 +205,18 @@ class OpponentModel:
         return out
 
 
-def _payload(arrays: dict[str, Array], settings: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "format": FORMAT,
-        "features": list(FEATURES),
-        "settings": settings,
-        "arrays": {
-            name: {
-                "shape": list(arrays[name].shape),
-                "data": base64.b64encode(
-                    np.ascontiguousarray(arrays[name], dtype="<f8").tobytes()
-                ).decode("ascii"),
-            }
-            for name in OpponentModel.NAMES
-        },
-    }
-
-
-def _digest_of(payload: dict[str, Any]) -> str:
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 def save_model(path: Path, arrays: dict[str, Array], settings: dict[str, Any]) -> str:
     """Write the weights with their settings and digest; returns the digest."""
-    payload = _payload(arrays, settings)
-    digest = _digest_of(payload)
-    path.write_text(json.dumps({**payload, "sha256": digest}, indent=1) + "\n", encoding="utf-8")
-    return digest
+    named = {name: arrays[name] for name in OpponentModel.NAMES}
+    return write_weights(path, FORMAT, FEATURES, named, settings)
 
 
 def load_model(path: Path) -> OpponentModel:
     """The model in ``path``; ModelError naming the file if it is missing or corrupt."""
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ModelError(
-            f"opponent model {path}: missing (`kva train opponent` writes it)"
-        ) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelError(f"opponent model {path}: unreadable ({exc})") from None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise ModelError(f"opponent model {path}: not a {FORMAT} file")
-    digest = doc.pop("sha256", None)
-    if digest != _digest_of(doc):
-        raise ModelError(f"opponent model {path}: digest mismatch, the file is corrupt")
-    if doc.get("features") != list(FEATURES):
-        raise ModelError(f"opponent model {path}: trained on other features")
-    arrays: dict[str, Array] = {}
-    try:
-        for name, spec in doc["arrays"].items():
-            raw = base64.b64decode(spec["data"], validate=True)
-            arrays[name] = np.frombuffer(raw, dtype="<f8").reshape(spec["shape"]).astype(np.float64)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ModelError(f"opponent model {path}: bad arrays ({exc})") from None
-    try:
-        return OpponentModel(arrays, dict(doc.get("settings", {})), digest)
-    except ModelError as exc:
-        raise ModelError(f"{exc} ({path})") from None
+    arrays, settings, digest = read_weights(
+        path, FORMAT, FEATURES, OpponentModel.NAMES, "opponent model", "kva train opponent"
+    )
+    return OpponentModel(arrays, settings, digest)
 
 
 @functools.cache

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from kva.bots.adam import Adam
 from kva.bots.base import Bot
 from kva.bots.hard import HardBot
 from kva.bots.knowledge import Knowledge
@@ -119,10 +120,8 @@ def train(
     w2 = gen.normal(0.0, 1.0 / np.sqrt(hidden), hidden)
     b2 = np.zeros(1)
     params = [w1, b1, w2, b2]
-    moments = [(np.zeros_like(p), np.zeros_like(p)) for p in params]
-    beta1, beta2, eps = 0.9, 0.999, 1e-8
+    adam = Adam(params, rate)
     z = (x - mean) / scale
-    step = 0
     for _epoch in range(epochs):
         order = gen.permutation(len(z))
         for lo in range(0, len(order), batch):
@@ -137,15 +136,7 @@ def train(
                 h.T @ d_out,
                 np.array([d_out.sum()]),
             ]
-            step += 1
-            for param, grad, (m, v) in zip(params, grads, moments, strict=True):
-                m *= beta1
-                m += (1.0 - beta1) * grad
-                v *= beta2
-                v += (1.0 - beta2) * grad * grad
-                m_hat = m / (1.0 - beta1**step)
-                v_hat = v / (1.0 - beta2**step)
-                param -= rate * m_hat / (np.sqrt(v_hat) + eps)
+            adam.step(grads)
     model = OpponentModel(
         {"mean": mean, "scale": scale, "w1": w1, "b1": b1, "w2": w2, "b2": b2}, {}, ""
     )
