@@ -30,6 +30,7 @@ frozen.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import time
@@ -194,6 +195,9 @@ class HardBot:
         stops after the guess in progress (the one way a decision can depend on the machine).
         All moves of one guess share its playout seed (common random numbers)."""
         legal = view.legal
+        weight = self.config.value_net if self._additive(view) else self.config.value_net_near
+        if weight > 0.0:
+            return self._search_with_net(view, knowledge, guesses, rng, deadline, weight)
         value = self._valuer(view, knowledge.me)
         sums = [0.0] * len(legal)
         run = self._playout_runner()
@@ -208,6 +212,78 @@ class HardBot:
             if time.process_time() > deadline:
                 break
         return legal[_argmax(sums)]
+
+    def _search_with_net(
+        self,
+        view: PlayerView,
+        knowledge: Knowledge,
+        guesses: list[Guess],
+        rng: random.Random,
+        deadline: float,
+        weight: float,
+    ) -> int:
+        """Every legal move over the guesses, valued by the hand-value network (blended with
+        ``1 - weight`` of the playout's result): at the state the move leaves, or with
+        ``value_cut`` at the state a playout from there reaches at its ``value_cut``-th real
+        choice (a playout that ends the hand sooner counts in full)."""
+        from kva.bots.value_net import default_model, state_features
+
+        config = self.config
+        legal = view.legal
+        me = knowledge.me
+        value = self._valuer(view, me)
+        cut = config.value_cut
+        run = self._playout_runner() if weight < 1.0 and cut <= 0 else None
+        sums = [0.0] * len(legal)
+        rows: list[list[float]] = []
+        leaves: list[tuple[int, int, int]] = []  # move index, my points, their points
+
+        def leaf(i: int, state: HandState) -> None:
+            rows.append(state_features(state, me))
+            leaves.append((i, state.points[me], state.points[1 - me]))
+
+        for opp_hand, rest in guesses:
+            state = knowledge.state(view, opp_hand, rest)
+            seed = rng.getrandbits(32)
+            for i, code in enumerate(legal):
+                after = state.copy()
+                after.apply_unchecked(code)
+                if after.over:
+                    sums[i] += value(after)
+                elif cut > 0:
+                    reached = len(rows)
+                    smart_playout(
+                        after, random.Random(seed), config.noise, config.threat,
+                        config.lookahead, config.block, cut, functools.partial(leaf, i),
+                    )
+                    sums[i] += (1.0 - weight if len(rows) > reached else 1.0) * value(after)
+                else:
+                    leaf(i, after)
+                    if run is not None:
+                        run(after, seed)
+                        sums[i] += (1.0 - weight) * value(after)
+            if time.process_time() > deadline:
+                break
+        if rows:
+            import numpy as np
+
+            predicted = default_model().predict(np.array(rows)).tolist()
+            leaf_value = self._leaf_valuer(view, me)
+            for (i, mine, theirs), (more, more_theirs) in zip(leaves, predicted, strict=True):
+                # A hand's points only grow: a slightly negative estimate means none.
+                mine_final = mine + max(0.0, more)
+                sums[i] += weight * leaf_value(mine_final, theirs + max(0.0, more_theirs))
+        return legal[_argmax(sums)]
+
+    def _leaf_valuer(self, view: PlayerView, me: int) -> Callable[[float, float], float]:
+        """What expected hand points (mine, theirs) are worth, on :meth:`_valuer`'s scale."""
+        have, other = view.scores[me], view.scores[1 - me]
+        target = view.target
+        if self._additive(view):
+            return lambda mine, theirs: (mine - theirs) / 100.0
+        return lambda mine, theirs: match_win_chance(
+            have + round(mine), other + round(theirs), target
+        )
 
     def _playout_runner(self) -> Callable[[HandState, int], None]:
         """Plays a state copy to the end of the hand with this bot's policy, from a seed: the

@@ -48,6 +48,14 @@ class HardConfig:
     #: guess's log-weight (:mod:`kva.bots.opponent_model`); 0 leaves the model unused (and
     #: unloaded).
     opp_model: float = 0.0
+    #: Leaf valuation: weight of the learned hand-value network (:mod:`kva.bots.value_net`)
+    #: against the playouts' result, far from the target (``value_net``) and near it
+    #: (``value_net_near``); 1 values every move by the network alone and plays no playouts.
+    value_net: float = 0.0
+    value_net_near: float = 0.0
+    #: Where the network values: 0 at the state the move leaves; k > 0 at the state a playout
+    #: from there reaches at its k-th real choice.
+    value_cut: int = 0
 
 
 #: Production ``hard``: the bot players meet.

@@ -33,6 +33,9 @@ HARD_V2 = HardConfig(
     lookahead=4,
     block=0.0,
     opp_model=0.0,
+    value_net=0.0,
+    value_net_near=0.0,
+    value_cut=0,
 )
 
 

@@ -12,6 +12,7 @@ noisy greedy policy, which is several times cheaper.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from kva.bots.fast import DOUBLE_FIVE, best_points, sum_after
 from kva.rules.engine import OPEN_BASE, SCORE_OF_SUM, TILE_PIPS, HandState
@@ -41,15 +42,23 @@ def playout(
     threat: float = 0.7,
     lookahead: int = 4,
     block: float = 0.0,
+    cut: int = -1,
+    at_cut: Callable[[HandState], None] | None = None,
 ) -> None:
-    """Play ``state`` (a copy) to the end of the hand; see the module docstring."""
+    """Play ``state`` (a copy) to the end of the hand; see the module docstring. With ``at_cut``,
+    it is called once with the state as it stands when the playout reaches its ``cut``-th real
+    choice (if the hand lasts that long), before that choice is made."""
     random_ = rng.random
     smart = lookahead
+    choices = 0
     while not state.over:
         codes = state.legal_codes()
         if len(codes) == 1:
             state.apply_unchecked(codes[0])
             continue
+        if choices == cut and at_cut is not None:
+            at_cut(state)
+        choices += 1
         ask = state.ask
         value = state.value
         free = state.opening_double_free

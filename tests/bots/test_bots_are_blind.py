@@ -27,6 +27,12 @@ def blind_bots() -> list[Bot]:
     # Guesses weighted by the learned opponent-hand model, with exact endgames; and hard-v2.
     bots.append(HardBot(config=replace(HARD_OPPONENT_MODEL, playouts=24, exact_nodes=3000,
                                        exact_guesses=8)))
+    # Moves valued by the learned hand-value network: at the state a move leaves (alone, and
+    # blended with playouts), and where a playout reaches its second real choice.
+    bots.append(HardBot.with_settings(playouts=24, exact_nodes=0, value_net=1.0,
+                                      value_net_near=1.0))
+    bots.append(HardBot.with_settings(playouts=24, exact_nodes=0, value_net=0.5,
+                                      value_net_near=0.3, value_cut=2))
     bots.append(HardV2Bot.with_settings(playouts=24, exact_nodes=3000, exact_guesses=8))
     bots.append(HardV1Bot.with_settings(playouts=24))
     return bots
