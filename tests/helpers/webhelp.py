@@ -20,6 +20,7 @@ import websockets
 
 from kva.config import Settings
 from kva.web.app import create_app
+from tests.helpers.waiting import first_matching
 
 SECRET = "tests-web-secret-key-0123456789abcdef"
 
@@ -182,21 +183,9 @@ class Socket:
 
     async def wait_for(self, predicate: Any, timeout: float = 10.0) -> dict[str, Any]:
         """The first message from now on (or already seen after ``start``) matching."""
-        deadline = asyncio.get_running_loop().time() + timeout
-        seen = 0
-        while True:
-            for m in self.messages[seen:]:
-                if predicate(m):
-                    return m
-            seen = len(self.messages)
-            if self.closed:
-                raise AssertionError(f"socket closed while waiting; last: {self._last()}")
-            remaining = deadline - asyncio.get_running_loop().time()
-            if remaining <= 0:
-                raise AssertionError(f"timed out waiting; last: {self._last()}")
-            self._arrived.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._arrived.wait(), remaining)
+        return await first_matching(
+            self.messages, predicate, self._arrived, lambda: self.closed, timeout, self._last
+        )
 
     def _last(self) -> str:
         return " | ".join(summary(m) for m in self.messages[-3:])

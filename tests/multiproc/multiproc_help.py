@@ -19,6 +19,8 @@ from typing import Any
 
 import websockets
 
+from tests.helpers.waiting import first_matching
+
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("KVA_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 #: The response header nginx adds: which upstream (process) answered.
@@ -259,19 +261,10 @@ class RoutedSocket:
 
     async def wait_for(self, predicate: Any, timeout: float = 15.0) -> dict[str, Any]:
         """The first message received (so far or within ``timeout``) that matches."""
-        deadline = asyncio.get_running_loop().time() + timeout
-        while True:
-            for m in self.messages:
-                if predicate(m):
-                    return m
-            if self.closed:
-                raise AssertionError(f"socket closed while waiting; last: {self.messages[-3:]}")
-            remaining = deadline - asyncio.get_running_loop().time()
-            if remaining <= 0:
-                raise AssertionError(f"timed out; last: {self.messages[-3:]}")
-            self._arrived.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._arrived.wait(), remaining)
+        return await first_matching(
+            self.messages, predicate, self._arrived, lambda: self.closed, timeout,
+            lambda: str(self.messages[-3:]),
+        )
 
     @property
     def state(self) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 
 from tests.helpers.accounts_help import registered
+from tests.helpers.waiting import first_matching
 from tests.helpers.webhelp import Visitor
 
 
@@ -84,22 +85,11 @@ class Stream:
         return [m for m in self.messages if m.get("type") == "state"]
 
     async def wait_for(self, predicate: Any, timeout: float = 15.0) -> dict[str, Any]:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        seen = 0
-        while True:
-            for m in self.messages[seen:]:
-                if predicate(m):
-                    return m
-            seen = len(self.messages)
-            if self.ended:
-                raise AssertionError(f"stream ended while waiting; last: {self.messages[-2:]}")
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                raise AssertionError(f"timed out; last: {self.messages[-2:]}")
-            self._arrived.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._arrived.wait(), remaining)
+        """The first line of the stream (so far or within ``timeout``) that matches."""
+        return await first_matching(
+            self.messages, predicate, self._arrived, lambda: self.ended, timeout,
+            lambda: str(self.messages[-2:]),
+        )
 
     async def wait_ended(self, timeout: float = 10.0) -> None:
         loop = asyncio.get_running_loop()
