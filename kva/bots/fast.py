@@ -1,14 +1,13 @@
-"""Hot-path helpers shared by every bot: what a placement scores, and a fast playout policy.
+"""Hot-path helpers shared by every bot: what a placement scores, and the greedy choice.
 
 Everything here reads plain ints and lists (a :class:`~kva.rules.HandState`'s ``ask``/``value``
 arrays or a :class:`~kva.rules.BoardView`'s tuples), so the same arithmetic serves a bot looking
-at its view and a search running thousands of playouts on ``HandState`` copies. Nothing here
-mutates a state except :func:`playout`, which is only ever handed a copy.
+at its view and a search running thousands of playouts on ``HandState`` copies (the playout
+policy itself is :func:`kva.bots.playout.playout`). Nothing here mutates a state.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from typing import Final
 
@@ -20,7 +19,6 @@ from kva.rules.engine import (
     SCORE_OF_SUM,
     TILE_ID,
     TILE_PIPS,
-    HandState,
 )
 
 #: The 5-5 tile: the only opening that scores (10 points).
@@ -87,43 +85,6 @@ def best_points(
             if pts > top:
                 top = pts
     return top
-
-
-def playout(state: HandState, rng: random.Random, noise: float = 0.35) -> None:
-    """Play ``state`` (a copy) to the end of the hand with a fast, slightly noisy greedy policy.
-
-    Each placement is valued by its points now, plus a bonus for going out (the hand's end
-    points dominate a hand) and a small pull to shed heavy tiles; ``noise`` (in units of five
-    points) keeps playouts from being a single deterministic line, so averages explore.
-    """
-    random_ = rng.random
-    while not state.over:
-        codes = state.legal_codes()
-        if len(codes) == 1:
-            state.apply_unchecked(codes[0])
-            continue
-        ask = state.ask
-        value = state.value
-        free = state.opening_double_free
-        stavka = state.stavka
-        hand_size = state.hands[state.turn].bit_count()
-        best = codes[0]
-        best_key = -1e9
-        for code in codes:
-            key: float
-            if code < OPEN_BASE:
-                key = SCORE_OF_SUM[sum_after(ask, value, free, stavka, code)]
-                if hand_size == 1:
-                    key += 40
-                key += TILE_PIPS[code >> 2] * 0.15
-            else:
-                tile = (code - OPEN_BASE) >> 1
-                key = (10 if tile == DOUBLE_FIVE else 0) + TILE_PIPS[tile] * 0.15
-            key += random_() * noise * 5
-            if key > best_key:
-                best_key = key
-                best = code
-        state.apply_unchecked(best)
 
 
 def expected_best(replies: list[int], q: float) -> float:

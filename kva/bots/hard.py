@@ -39,10 +39,9 @@ from dataclasses import replace
 from typing import Any, ClassVar, Self
 
 from kva.bots.endgame import Exhausted, solve_moves
-from kva.bots.fast import playout
 from kva.bots.hard_config import HARD, HardConfig
 from kva.bots.knowledge import Knowledge
-from kva.bots.playout import playout as smart_playout
+from kva.bots.playout import playout
 from kva.bots.value import match_win_chance
 from kva.rules import PlayerView
 from kva.rules.engine import DRAWABLE, HandState
@@ -95,8 +94,16 @@ class HardBot:
         self, view: PlayerView, knowledge: Knowledge, rng: random.Random, deadline: float = 1e300
     ) -> int | None:
         """The best move by exact minimax averaged over weighted guesses of the opponent's hand;
-        None when the node budget runs out (the caller falls back to playouts). Past the
-        safety ``deadline`` it stops after the hand in progress and averages what it solved."""
+        None when the node budget runs out (the caller falls back to playouts)."""
+        solved = self._exact_sums(view, knowledge, rng, deadline)
+        return None if solved is None else view.legal[_argmax(solved[0])]
+
+    def _exact_sums(
+        self, view: PlayerView, knowledge: Knowledge, rng: random.Random, deadline: float = 1e300
+    ) -> tuple[list[float], int] | None:
+        """Each legal move's exact minimax value summed over weighted guesses of the opponent's
+        hand, and how many guesses the sums hold; None when the node budget runs out. Past the
+        safety ``deadline`` it stops once the hand in progress is solved, without it."""
         legal = view.legal
         guesses = self._guesses(knowledge, rng, self.config.exact_guesses)
         counts: dict[int, int] = {}
@@ -107,6 +114,7 @@ class HardBot:
         value = self._valuer(view, knowledge.me)
         additive = self._additive(view)
         sums = [0.0] * len(legal)
+        summed = 0
         left = self.config.exact_nodes
         for opp_hand, count in counts.items():
             state = knowledge.state(view, opp_hand, rests[opp_hand])
@@ -121,7 +129,8 @@ class HardBot:
                 break
             for i, v in enumerate(values):
                 sums[i] += count * v
-        return legal[_argmax(sums)]
+            summed += count
+        return sums, summed
 
     def _additive(self, view: PlayerView) -> bool:
         """Whether :meth:`_valuer` values by points (additive) rather than by match chance."""
@@ -191,89 +200,49 @@ class HardBot:
         rng: random.Random,
         deadline: float,
     ) -> int:
-        """Flat playouts of every legal move over the guesses; past the safety ``deadline`` it
-        stops after the guess in progress (the one way a decision can depend on the machine).
-        All moves of one guess share its playout seed (common random numbers)."""
-        legal = view.legal
-        weight = self.config.value_net if self._additive(view) else self.config.value_net_near
-        if weight > 0.0:
-            return self._search_with_net(view, knowledge, guesses, rng, deadline, weight)
-        value = self._valuer(view, knowledge.me)
-        sums = [0.0] * len(legal)
-        run = self._playout_runner()
-        for opp_hand, rest in guesses:
-            state = knowledge.state(view, opp_hand, rest)
-            seed = rng.getrandbits(32)
-            for i, code in enumerate(legal):
-                after = state.copy()
-                after.apply_unchecked(code)
-                run(after, seed)
-                sums[i] += value(after)
-            if time.process_time() > deadline:
-                break
-        return legal[_argmax(sums)]
+        """The legal move with the best sum over the guesses (:meth:`_move_sums`)."""
+        return view.legal[_argmax(self._move_sums(view, knowledge, guesses, rng, deadline))]
 
-    def _search_with_net(
+    def _move_sums(
         self,
         view: PlayerView,
         knowledge: Knowledge,
         guesses: list[Guess],
         rng: random.Random,
         deadline: float,
-        weight: float,
-    ) -> int:
-        """Every legal move over the guesses, valued by the hand-value network (blended with
-        ``1 - weight`` of the playout's result): at the state the move leaves, or with
-        ``value_cut`` at the state a playout from there reaches at its ``value_cut``-th real
-        choice (a playout that ends the hand sooner counts in full)."""
-        from kva.bots.value_net import default_model, state_features
-
-        config = self.config
+    ) -> list[float]:
+        """Each legal move's value summed over the guesses: the hand played out from the move
+        (:meth:`_playout_runner`), or with ``value_net``/``value_net_near`` blended with the
+        network's value (:class:`_NetLeaves`). All moves of one guess share its playout seed
+        (common random numbers). Past the safety ``deadline`` it stops after the guess in
+        progress (the one way a decision can depend on the machine)."""
         legal = view.legal
         me = knowledge.me
         value = self._valuer(view, me)
-        cut = config.value_cut
-        run = self._playout_runner() if weight < 1.0 and cut <= 0 else None
         sums = [0.0] * len(legal)
-        rows: list[list[float]] = []
-        leaves: list[tuple[int, int, int]] = []  # move index, my points, their points
+        weight = self.config.value_net if self._additive(view) else self.config.value_net_near
+        net = _NetLeaves(self, view, me, sums, weight) if weight > 0.0 else None
+        if net is None:
+            run = self._playout_runner()
 
-        def leaf(i: int, state: HandState) -> None:
-            rows.append(state_features(state, me))
-            leaves.append((i, state.points[me], state.points[1 - me]))
+            def visit(i: int, after: HandState, seed: int) -> None:
+                run(after, seed)
+                sums[i] += value(after)
 
+        else:
+            visit = net.visit
         for opp_hand, rest in guesses:
             state = knowledge.state(view, opp_hand, rest)
             seed = rng.getrandbits(32)
             for i, code in enumerate(legal):
                 after = state.copy()
                 after.apply_unchecked(code)
-                if after.over:
-                    sums[i] += value(after)
-                elif cut > 0:
-                    reached = len(rows)
-                    smart_playout(
-                        after, random.Random(seed), config.noise, config.threat,
-                        config.lookahead, config.block, cut, functools.partial(leaf, i),
-                    )
-                    sums[i] += (1.0 - weight if len(rows) > reached else 1.0) * value(after)
-                else:
-                    leaf(i, after)
-                    if run is not None:
-                        run(after, seed)
-                        sums[i] += (1.0 - weight) * value(after)
+                visit(i, after, seed)
             if time.process_time() > deadline:
                 break
-        if rows:
-            import numpy as np
-
-            predicted = default_model().predict(np.array(rows)).tolist()
-            leaf_value = self._leaf_valuer(view, me)
-            for (i, mine, theirs), (more, more_theirs) in zip(leaves, predicted, strict=True):
-                # A hand's points only grow: a slightly negative estimate means none.
-                mine_final = mine + max(0.0, more)
-                sums[i] += weight * leaf_value(mine_final, theirs + max(0.0, more_theirs))
-        return legal[_argmax(sums)]
+        if net is not None:
+            net.finish()
+        return sums
 
     def _leaf_valuer(self, view: PlayerView, me: int) -> Callable[[float, float], float]:
         """What expected hand points (mine, theirs) are worth, on :meth:`_valuer`'s scale."""
@@ -291,17 +260,11 @@ class HardBot:
         config = self.config
         noise, threat, lookahead = config.noise, config.threat, config.lookahead
         block = config.block
-        if threat > 0.0 or block > 0.0:
 
-            def run_smart(state: HandState, seed: int) -> None:
-                smart_playout(state, random.Random(seed), noise, threat, lookahead, block)
+        def run(state: HandState, seed: int) -> None:
+            playout(state, random.Random(seed), noise, threat, lookahead, block)
 
-            return run_smart
-
-        def run_plain(state: HandState, seed: int) -> None:
-            playout(state, random.Random(seed), noise)
-
-        return run_plain
+        return run
 
     def _valuer(self, view: PlayerView, me: int) -> Callable[[HandState], float]:
         """How a finished hand is worth to ``me``: match-win chance near the target, else the
@@ -340,3 +303,62 @@ def _argmax(values: list[float]) -> int:
         if values[i] > values[best]:
             best = i
     return best
+
+
+class _NetLeaves:
+    """The valuation of (guess, move) pairs with the hand-value network
+    (:mod:`kva.bots.value_net`), blended with ``1 - weight`` of the playout's result: at the
+    state the move leaves, or with ``value_cut`` at the state a playout from there reaches at
+    its ``value_cut``-th real choice (a playout that ends the hand sooner counts in full).
+    :meth:`visit` adds the playouts' share to ``sums`` and keeps the leaves; :meth:`finish`
+    values every leaf in one matrix product and adds the network's share."""
+
+    def __init__(
+        self, bot: HardBot, view: PlayerView, me: int, sums: list[float], weight: float
+    ) -> None:
+        config = bot.config
+        self._bot, self._view, self._me = bot, view, me
+        self._sums, self._weight = sums, weight
+        self._value = bot._valuer(view, me)
+        self._cut = config.value_cut
+        self._run = bot._playout_runner() if weight < 1.0 and self._cut <= 0 else None
+        self._rows: list[list[float]] = []
+        self._leaves: list[tuple[int, int, int]] = []  # move index, my points, their points
+
+    def _leaf(self, i: int, state: HandState) -> None:
+        from kva.bots.value_net import state_features
+
+        self._rows.append(state_features(state, self._me))
+        self._leaves.append((i, state.points[self._me], state.points[1 - self._me]))
+
+    def visit(self, i: int, after: HandState, seed: int) -> None:
+        if after.over:
+            self._sums[i] += self._value(after)
+        elif self._cut > 0:
+            config = self._bot.config
+            reached = len(self._rows)
+            playout(
+                after, random.Random(seed), config.noise, config.threat, config.lookahead,
+                config.block, self._cut, functools.partial(self._leaf, i),
+            )
+            share = 1.0 - self._weight if len(self._rows) > reached else 1.0
+            self._sums[i] += share * self._value(after)
+        else:
+            self._leaf(i, after)
+            if self._run is not None:
+                self._run(after, seed)
+                self._sums[i] += (1.0 - self._weight) * self._value(after)
+
+    def finish(self) -> None:
+        if not self._rows:
+            return
+        import numpy as np
+
+        from kva.bots.value_net import default_model
+
+        predicted = default_model().predict(np.array(self._rows)).tolist()
+        leaf_value = self._bot._leaf_valuer(self._view, self._me)
+        for (i, mine, theirs), (more, more_theirs) in zip(self._leaves, predicted, strict=True):
+            # A hand's points only grow: a slightly negative estimate means none.
+            mine_final = mine + max(0.0, more)
+            self._sums[i] += self._weight * leaf_value(mine_final, theirs + max(0.0, more_theirs))

@@ -28,7 +28,7 @@ class HardConfig:
     max_seconds: float = 1.2
     #: Within this many points of the target, outcomes are valued by match-win chance.
     near: int = 90
-    #: Randomness of the playout policy (see :func:`~kva.bots.fast.playout`).
+    #: Randomness of the playout policy (see :func:`~kva.bots.playout.playout`).
     noise: float = 0.35
     #: Opponent model of the inference weighting (see :mod:`kva.bots.knowledge`).
     beta: float = BETA

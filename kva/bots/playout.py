@@ -1,12 +1,14 @@
-"""The playout policy of ``hard``: noisy greedy that also minds the opponent's best reply.
+"""The playout policy of the search bots: noisy greedy that can also mind the opponent's reply.
 
-:func:`kva.bots.fast.playout` (``hard-v1``'s policy) values a placement by its points now, going
-out and shedding pips. This one, for the first ``lookahead`` real choices of a playout, also
-subtracts ``threat`` times the most the opponent could score at once on the board the placement
-leaves, and adds ``block`` when the opponent has nothing that fits it (it must draw or pass).
-Both read the tiles the opponent holds in the guess being played out (a determinization fixes
-both hands), at the cost of one state copy per candidate. Later plies fall back to the plain
-noisy greedy policy, which is several times cheaper.
+The plain noisy greedy policy (``hard-v1``'s, and what ``threat = block = 0`` gives) values a
+placement by its points now, a bonus for going out (the hand's end points dominate a hand) and
+a small pull to shed heavy tiles; ``noise`` (in units of five points) keeps playouts from being
+a single deterministic line, so averages explore. ``hard``'s policy, for the first
+``lookahead`` real choices of a playout, also subtracts ``threat`` times the most the opponent
+could score at once on the board the placement leaves, and adds ``block`` when the opponent has
+nothing that fits it (it must draw or pass). Both read the tiles the opponent holds in the
+guess being played out (a determinization fixes both hands), at the cost of one state copy per
+candidate. Later plies fall back to the plain policy, which is several times cheaper.
 """
 
 from __future__ import annotations
