@@ -5,6 +5,7 @@ limited per address and per challenged bot."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -128,7 +129,10 @@ async def test_unanswered_challenges_expire(make_server: Callable[..., Any],
 
     from kva.service import botapi
 
-    monkeypatch.setattr(botapi, "CHALLENGE_TTL", timedelta(seconds=1))
+    # Long enough that the challenges below are all still pending when the cap is checked,
+    # even on a loaded machine; the wait below is measured from the last of them.
+    ttl = 3.0
+    monkeypatch.setattr(botapi, "CHALLENGE_TTL", timedelta(seconds=ttl))
     server = make_server(challenge_rate_ip="100/minute")  # the challenger's own cap meets first
     owner, bot_name, token = await new_bot(server.base_url)
     api = ApiClient(server.base_url, token)
@@ -138,9 +142,10 @@ async def test_unanswered_challenges_expire(make_server: Callable[..., Any],
         r = await person.http.post(f"/bots/{bot_name}/challenge", data={"target": "75"})
         assert r.status_code == 303
         ids.append(r.headers["location"].rsplit("/", 1)[1])
+    last_made = time.monotonic()
     r = await person.http.post(f"/bots/{bot_name}/challenge", data={"target": "75"})
     assert r.status_code == 429 and 'data-code="too_many_challenges"' in r.text
-    await asyncio.sleep(1.3)
+    await asyncio.sleep(max(0.0, last_made + ttl + 0.3 - time.monotonic()))
     r = await api.post(f"/api/challenge/{ids[0]}/accept")
     assert r.status_code == 409 and r.json()["code"] == "expired"
     assert (await api.http.get(f"/api/challenge/{ids[0]}")).json()["status"] == "expired"
