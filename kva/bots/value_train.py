@@ -229,18 +229,22 @@ def lambda_targets(data: Dataset, model: ValueModel, lam: float) -> Array:
 
 
 def fit(
-    data: Dataset, seed: int, epochs: int = 6, td_lambda: float = 0.5
+    data: Dataset,
+    seed: int,
+    epochs: int = 6,
+    td_lambda: float = 0.5,
+    hidden: tuple[int, int] = (32, 16),
 ) -> tuple[ValueModel, dict[str, Any]]:
     """The network for ``data``: fitted to the outcomes, then (``td_lambda`` > 0) refitted to
     the TD(λ) targets that fit gives (:func:`lambda_targets`), which carry far less of the
     noise of one outcome. The report measures both fits against the true outcomes of the
     held-out matches."""
-    model, report = train(data, seed, epochs=epochs)
+    model, report = train(data, seed, hidden, epochs=epochs)
     if td_lambda <= 0.0:
         return model, report
     first = report
     targets = lambda_targets(data, model, td_lambda)
-    model, report = train(Dataset(data.rows, targets, data.groups), seed, epochs=epochs)
+    model, report = train(Dataset(data.rows, targets, data.groups), seed, hidden, epochs=epochs)
     held = data.groups >= _holdout_cut(data.groups, 0.1)
     report["td_lambda"] = td_lambda
     report["holdout_rmse_points"] = {

@@ -10,7 +10,8 @@ hand, fits the hand-value network to those outcomes and then to TD(λ) targets
 deciding player's features of each unseen tile (from its view only) and whether the tile is in
 the opponent's hand (known to this generator alone), fits the opponent-hand model in numpy and
 writes it with its training settings and a SHA-256 digest (:mod:`kva.bots.opponent_model`).
-Same arguments, same weights (the file also records the CPU seconds each step took).
+Same arguments, same weights on one machine (the file also records the CPU seconds each step
+took); another processor's BLAS may round the matrix products differently in the last bits.
 """
 
 from __future__ import annotations
