@@ -13,7 +13,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +22,8 @@ from kva.bots.base import Bot
 from kva.bots.hard import HardBot
 from kva.bots.knowledge import Knowledge
 from kva.bots.opponent_model import FEATURES, Array, OpponentModel, guess_shares, tile_features
-from kva.rules import TARGETS, Match, player_view
+from kva.bots.self_play import seeded_match
+from kva.rules import player_view
 
 
 @dataclass(slots=True)
@@ -54,11 +55,7 @@ def generate(
     positions: list[Array] = []
     for game in range(games):
         bots = make_bots()
-        bazaar: Literal["draw", "pass-only"] = (
-            "pass-only" if rng.random() < bazaar_share else "draw"
-        )
-        match = Match(rng.choice(TARGETS), bazaar, random.Random(rng.getrandbits(32)))
-        bot_rngs = [random.Random(rng.getrandbits(32)) for _ in (0, 1)]
+        match, bot_rngs = seeded_match(rng, bazaar_share)
         while not match.over:
             seat = match.turn
             assert seat is not None

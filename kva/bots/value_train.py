@@ -13,15 +13,16 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from kva.bots.adam import Adam
 from kva.bots.base import Bot
+from kva.bots.self_play import seeded_match
 from kva.bots.value_net import FEATURE_COUNT, FEATURES, POINT_SCALE, ValueModel, state_features
 from kva.bots.weights import Array
-from kva.rules import TARGETS, Match, player_view
+from kva.rules import player_view
 from kva.rules.engine import HandState
 
 _ASK_COLUMNS = [FEATURES.index(f"ends_asking_{n}") for n in range(7)]
@@ -66,11 +67,7 @@ def generate(
     for game in range(first_game, first_game + games):
         rng = random.Random(f"value/{seed}/{game}")
         bots = make_bots()
-        bazaar: Literal["draw", "pass-only"] = (
-            "pass-only" if rng.random() < bazaar_share else "draw"
-        )
-        match = Match(rng.choice(TARGETS), bazaar, random.Random(rng.getrandbits(32)))
-        bot_rngs = [random.Random(rng.getrandbits(32)) for _ in (0, 1)]
+        match, bot_rngs = seeded_match(rng, bazaar_share)
         pending: list[tuple[int, int, int, int]] = []  # row, player, points of both then
         hand = match.hand
         while not match.over:
