@@ -16,7 +16,6 @@ COMMAND_MODULES: tuple[str, ...] = (
     "kva.commands.tournament",
     "kva.commands.coins",
     "kva.commands.analyse",
-    "kva.commands.train",
 )
 
 

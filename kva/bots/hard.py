@@ -24,8 +24,8 @@ Every tunable named above is a field of the bot's :class:`~kva.bots.hard_config.
 The budget is counted in playouts and search nodes, so a decision is a pure function of (view,
 seed, config) and tournaments replay exactly; ``max_seconds`` is only a safety cap for slow
 machines. The measurements that chose this design, and the directions that did not pay, are in
-docs/bots.md. ``hard-v1`` (:mod:`kva.bots.hard_v1`) is this search with the previous settings,
-frozen.
+docs/bots.md. ``hard-v1`` (in the repository's ``tools/training``) is this search with the
+previous settings, frozen.
 """
 
 from __future__ import annotations

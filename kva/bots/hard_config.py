@@ -1,10 +1,10 @@
 """The tunables of the ``hard`` search, one frozen value per named preset.
 
 :class:`~kva.bots.hard.HardBot` plays with a :class:`HardConfig`; a decision is a pure function
-of (view, seed, config). The defaults are production ``hard`` (:data:`HARD`); the measurement
-yardsticks are fixed instances too: ``hard-v1`` in :mod:`kva.bots.hard_v1`, ``hard-v2`` in
-:mod:`kva.bots.hard_v2`, and the learned opponent-model variant in
-:mod:`kva.bots.opponent_model`. docs/bots.md tells how each value was chosen.
+of (view, seed, config). The defaults are production ``hard`` (:data:`HARD`); the learned
+opponent-model variant is a fixed instance too (:mod:`kva.bots.opponent_model`), and so are the
+measurement yardsticks ``hard-v1`` and ``hard-v2`` of the repository's ``tools/training``.
+docs/bots.md tells how each value was chosen.
 """
 
 from __future__ import annotations

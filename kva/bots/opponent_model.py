@@ -5,8 +5,9 @@ reads nothing else), one row per unseen tile: what the public history proves (th
 opponent lacked at its draws and passes, for items dealt or drawn later), how often the tile
 would have fitted when the opponent chose a play and how many points it would have scored over the
 play made, the tile's pips and numbers, how far the hand has gone. A one-hidden-layer network in
-numpy maps a row to P(tile in the opponent's hand); ``kva train opponent`` fits it on self-play
-positions where the truth is known (:mod:`kva.bots.opponent_train`).
+numpy maps a row to P(tile in the opponent's hand); ``python -m tools.training opponent`` (in
+the repository's tools/training, not installed) fits it on self-play positions where the truth
+is known.
 
 One feature is what ``hard`` already believes: the share of its weighted guesses (consistent
 samples weighted by the soft greedy likelihood of :meth:`Knowledge.log_weight`) that give the
@@ -214,7 +215,8 @@ def save_model(path: Path, arrays: dict[str, Array], settings: dict[str, Any]) -
 def load_model(path: Path) -> OpponentModel:
     """The model in ``path``; ModelError naming the file if it is missing or corrupt."""
     arrays, settings, digest = read_weights(
-        path, FORMAT, FEATURES, OpponentModel.NAMES, "opponent model", "kva train opponent"
+        path, FORMAT, FEATURES, OpponentModel.NAMES, "opponent model",
+        "python -m tools.training opponent",
     )
     return OpponentModel(arrays, settings, digest)
 

@@ -160,7 +160,8 @@ def load_model(path: Path | str) -> ValueModel:
     """The model in ``path``; :class:`~kva.bots.weights.ModelError` naming the file if it is
     missing, unreadable, or does not match its digest or this code's features."""
     arrays, settings, digest = read_weights(
-        Path(path), FORMAT, FEATURES, ValueModel.NAMES, "value model", "kva train value"
+        Path(path), FORMAT, FEATURES, ValueModel.NAMES, "value model",
+        "python -m tools.training value",
     )
     return ValueModel(arrays, settings, digest)
 

@@ -8,6 +8,8 @@ is said to be skipped.
 
 Unlike the other benchmarks (``tools/bench`` in the repository) it ships with the package: it is
 small, needs nothing but :mod:`kva.rules`, and measures the engine every install runs.
+``--game kozel`` measures Kozel the same way: four-seat hands of random play through whole
+matches (deals, redeals, play, scoring), on one core.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import random
 import time
 from collections.abc import Callable
 
+from kva.commands import kozel_play
 from kva.rules import shuffled_deal
 from kva.rules.engine import HandState, mask_of
 
@@ -77,8 +80,19 @@ def measure(play: Callable[[int, int], int], seconds: float, seed: int) -> tuple
     return best
 
 
+def run_kozel(args: argparse.Namespace) -> int:
+    """Measure Kozel: four-seat hands of random play per second on one core."""
+    hands_s, actions_s = measure(kozel_play.random_hands, args.seconds, args.seed)
+    print(f"{'engine':<10} {'hands/s':>10} {'actions/s':>12}")
+    print(f"{'kozel':<10} {hands_s:>10,.0f} {actions_s:>12,.0f}")
+    print(f"kozel engine: {hands_s:,.0f} four-seat hands/s")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Measure both engines and print the table."""
+    if args.game == "kozel":
+        return run_kozel(args)
     rows = [("kva", *measure(kva_random_hands, args.seconds, args.seed))]
     try:
         import dominoes  # noqa: F401  (a development extra: a plain install lacks it)
@@ -101,4 +115,6 @@ def add_parser(which: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     engine = which.add_parser("engine", help="random self-play throughput on one core")
     engine.add_argument("--seconds", type=float, default=3.0, help="time per engine")
     engine.add_argument("--seed", type=int, default=1)
+    engine.add_argument("--game", choices=("georgian", "kozel"), default="georgian",
+                        help="kozel: four-seat hands of random play (whole matches)")
     engine.set_defaults(func=run)

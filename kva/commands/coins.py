@@ -9,8 +9,9 @@ import argparse
 import asyncio
 import sys
 
-from kva.service.coinaudit import audit, suspicious
-from kva.storage.db import DEFAULT_OPTIONS, EngineOptions, create_engine, session_factory
+from kva.service.coins.audit import audit, suspicious
+from kva.settings.caps import EngineOptions
+from kva.storage.db import DEFAULT_OPTIONS, Database, session_factory
 from kva.storage.migrate import upgrade
 
 
@@ -19,7 +20,8 @@ async def run_audit(url: str, *, show_suspicious: bool, out: object = sys.stdout
     """Audit the ledger at ``url`` (an engine with ``options``); print the findings; the exit
     status. A discrepancy is reported only if it is still there when the audit is run twice
     more (what a match starting or ending between two reads shows is not a discrepancy)."""
-    engine = create_engine(url, options)
+    database = Database(url, options)
+    engine = database.engine
     try:
         await upgrade(engine)
         reader = engine
@@ -35,7 +37,7 @@ async def run_audit(url: str, *, show_suspicious: bool, out: object = sys.stdout
                 again = await audit(session)
             report.problems = [p for p in report.problems if p in again.problems]
     finally:
-        await engine.dispose()
+        await database.dispose()
     write = out.write  # type: ignore[attr-defined]
     for problem in report.problems:
         write(f"DISCREPANCY {problem}\n")

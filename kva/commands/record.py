@@ -1,4 +1,7 @@
-"""``kva record verify FILE...`` and ``kva record show FILE``: check and replay match records."""
+"""``kva record verify FILE...`` and ``kva record show FILE``: check and replay match records.
+
+Both games' records are read: a ``kozel/1`` record (by its ``format``) goes to :mod:`kva.kozel`,
+anything else to the Georgian game's reader, which says what is wrong with it."""
 
 from __future__ import annotations
 
@@ -8,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from kva import kozel
+from kva.commands.record_kozel import kozel_names, render_kozel
 from kva.rules import (
     FORMAT,
     Match,
@@ -48,12 +53,25 @@ def load(path: str) -> Any:
     return load_record_text(text)
 
 
+def is_kozel(doc: Any) -> bool:
+    """Whether a record is a Kozel one: the two formats differ by ``format``."""
+    return isinstance(doc, dict) and doc.get("format") == kozel.FORMAT
+
+
+def verify_any(doc: Any) -> None:
+    """Verify a record of either game, told apart by its ``format``."""
+    if is_kozel(doc):
+        kozel.verify_record(doc)
+    else:
+        verify_record(doc)
+
+
 def run_verify(args: argparse.Namespace) -> int:
     """Verify each file; print ``ok FILE`` or ``FILE: <place>: <problem>``."""
     bad = 0
     for path in args.files:
         try:
-            verify_record(load(path))
+            verify_any(load(path))
         except RecordError as exc:
             bad += 1
             print(f"{path}: {describe_place(exc.where)}: {exc.problem}")
@@ -136,6 +154,10 @@ def run_show(args: argparse.Namespace) -> int:
     """Verify and print one record, move by move."""
     try:
         doc = load(args.file)
+        if is_kozel(doc):
+            played = kozel.verify_record(doc)
+            print(render_kozel(played, kozel_names(doc, played.seats)))
+            return 0
         match = verify_record(doc)
     except RecordError as exc:
         print(f"{args.file}: {describe_place(exc.where)}: {exc.problem}", file=sys.stderr)
@@ -146,7 +168,9 @@ def run_show(args: argparse.Namespace) -> int:
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``kva record verify`` and ``kva record show``."""
-    record = subparsers.add_parser("record", help=f"check and replay {FORMAT} match records")
+    record = subparsers.add_parser(
+        "record", help=f"check and replay match records ({FORMAT}, {kozel.FORMAT})"
+    )
     actions = record.add_subparsers(dest="record_command", metavar="ACTION")
     actions.required = True
     verify = actions.add_parser("verify", help="check records against every rule")

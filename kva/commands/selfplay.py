@@ -1,4 +1,7 @@
-"""``kva selfplay``: play a whole match between built-in players and write its record."""
+"""``kva selfplay``: play a whole match between built-in players and write its record.
+
+``--game kozel`` plays Kozel matches of random legal play instead, one ``kozel/1`` record per
+match in the ``--out`` folder (:mod:`kva.commands.kozel_play`)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from kva.bots import BOTS, make_bot
+from kva.commands import kozel_play
 from kva.rules import TARGETS, Match, dumps_record, player_view, write_record
 
 
@@ -35,7 +39,9 @@ def play_match(
 
 
 def run(args: argparse.Namespace) -> int:
-    """Parse the options, play, write the record."""
+    """Parse the options, play, write the record (Kozel: one record per match)."""
+    if args.game == "kozel":
+        return kozel_play.run_selfplay(args)
     players = [name.strip() for name in args.players.split(",")]
     if len(players) != 2:
         print("--players needs two names, like random,random", file=sys.stderr)
@@ -64,5 +70,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--target", type=int, choices=TARGETS, default=175)
     parser.add_argument("--pass-only", action="store_true", help="house rule: nobody draws")
     parser.add_argument("--players", default="random,random", help="two bot names, a,b")
-    parser.add_argument("--out", required=True, help="record file to write ('-' for stdout)")
+    parser.add_argument("--out", required=True,
+                        help="record file to write ('-' for stdout); for kozel, a folder")
+    parser.add_argument("--game", choices=("georgian", "kozel"), default="georgian")
+    kozel = parser.add_argument_group("kozel", "with --game kozel (random legal play)")
+    kozel.add_argument("--seats", type=int, default=4, help="2, 3 or 4 players")
+    kozel.add_argument("--matches", type=int, default=1, help="how many matches (files)")
+    kozel.add_argument("--fish", choices=("all", "one"), default="all", help="the fish rule")
+    kozel.add_argument("--pairs", action="store_true", help="the pair game (four seats)")
+    kozel.add_argument("--random-options", action="store_true",
+                       help="draw the fish rule and the pair game for each match")
     parser.set_defaults(func=run)

@@ -22,7 +22,7 @@ import sys
 from typing import Any
 
 from kva.config import ConfigurationError, Settings
-from kva.storage.db import EngineOptions
+from kva.settings.caps import EngineOptions
 
 #: The import string uvicorn's worker processes build the app from.
 APP_FACTORY = "kva.web.app:app_from_env"
@@ -128,11 +128,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _migrate(database_url: str, options: EngineOptions) -> None:
-    from kva.storage.db import create_engine
+    from kva.storage.db import Database
     from kva.storage.migrate import upgrade
 
-    engine = create_engine(database_url, options)
+    database = Database(database_url, options)
     try:
-        await upgrade(engine)
+        await upgrade(database.engine)
     finally:
-        await engine.dispose()
+        await database.dispose()

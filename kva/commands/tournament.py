@@ -7,45 +7,52 @@ interval, and milliseconds per decision (p50/p95/max, over decisions with a real
 side. Same seed, same table: bots are seeded per game and budgeted in playouts, not time.
 
 A bot is named with optional settings: ``hard``, ``hard:playouts=200`` (for ``hard`` and its
-measurement variants, fields of their :class:`~kva.bots.hard_config.HardConfig`). ``seer``
-(measurement only) is shown its opponent's hand through ``SeerBot.reveal`` before each of its
-decisions, here and nowhere else.
+variants, fields of their :class:`~kva.bots.hard_config.HardConfig`). ``kva tournament`` plays
+the shipped bots (:data:`~kva.bots.BOTS`); every function here takes the bots to choose from,
+so the repository's tools/training extends them with its frozen yardsticks (``python -m
+tools.training tournament``). A bot that is a :class:`~kva.bots.base.SeesOpponentHand`
+(``seer``) is shown its opponent's hand before each of its decisions, here and nowhere else.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import multiprocessing
 import random
-import statistics
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from kva.bots import BOTS, MEASUREMENT_BOTS, Bot, HardBot
-from kva.bots.hard_v1 import SeerBot
+from kva.bots import BOTS, Bot, BotFactory, HardBot, SeesOpponentHand
+from kva.commands.intervals import mean_interval, percentile, wilson
 from kva.rules import TARGETS, Match, player_view
 
+#: Where the bots that are not shipped are played from, for the message about an unknown name.
+YARDSTICKS_HINT = ("the measurement yardsticks (hard-v1, hard-v2, seer) play from a checkout: "
+                   "python -m tools.training tournament …")
 
-def build_bot(spec: str) -> Bot:
-    """A bot from ``name`` or ``name:key=value,key=value`` (numeric settings: a ``hard`` bot's
-    :class:`~kva.bots.hard_config.HardConfig` fields over its preset, another bot's constructor
-    arguments). ValueError names an unknown bot; TypeError an unknown setting."""
+
+def build_bot(spec: str, bots: Mapping[str, BotFactory] = BOTS) -> Bot:
+    """A bot of ``bots`` from ``name`` or ``name:key=value,key=value`` (numeric settings: a
+    ``hard`` bot's :class:`~kva.bots.hard_config.HardConfig` fields over its preset, another
+    bot's constructor arguments). ValueError names an unknown bot; TypeError an unknown
+    setting."""
     name, _, options = spec.partition(":")
-    factories = {**BOTS, **MEASUREMENT_BOTS}
-    if name not in factories:
-        raise ValueError(f"unknown bot {name!r}; known: {', '.join(sorted(factories))}")
+    if name not in bots:
+        hint = f" ({YARDSTICKS_HINT})" if bots is BOTS else ""
+        raise ValueError(f"unknown bot {name!r}; known: {', '.join(sorted(bots))}{hint}")
     settings: dict[str, float] = {}
     for item in filter(None, options.split(",")):
         key, _, raw = item.partition("=")
         settings[key.strip()] = float(raw) if "." in raw else int(raw)
-    bot = factories[name]()
+    bot: Bot = bots[name]()
     if not settings:
         return bot
     if isinstance(bot, HardBot):
         return type(bot).with_settings(**settings)
-    return factories[name](**settings)
+    configured: Bot = bots[name](**settings)
+    return configured
 
 
 @dataclass(slots=True)
@@ -67,6 +74,7 @@ def play_game(
     seed: int,
     deal: int,
     clock: str = "wall",
+    bots: Mapping[str, BotFactory] = BOTS,
 ) -> GameResult:
     """Play one match with side A in seat ``a_seat``; deals come from ``(seed, deal)`` only.
 
@@ -74,7 +82,7 @@ def play_game(
     process's CPU time (``cpu``: one core's work, unaffected by other load on the machine).
     """
     now = time.process_time if clock == "cpu" else time.perf_counter
-    bots = [build_bot(specs[0]), build_bot(specs[1])]  # by side: A, B
+    players = [build_bot(specs[0], bots), build_bot(specs[1], bots)]  # by side: A, B
     side_of_seat = (0, 1) if a_seat == 0 else (1, 0)
     rngs = [random.Random(f"{seed}/{deal}/{a_seat}/side{s}") for s in (0, 1)]
     match = Match(target, "pass-only" if pass_only else "draw", random.Random(f"{seed}/{deal}"))
@@ -85,9 +93,9 @@ def play_game(
         seat = match.turn
         assert seat is not None
         side = side_of_seat[seat]
-        bot = bots[side]
+        bot = players[side]
         view = player_view(match, seat)
-        if isinstance(bot, SeerBot):
+        if isinstance(bot, SeesOpponentHand):
             bot.reveal(match.hand.hands[1 - seat])
         start = now()
         code = bot.choose(view, rngs[side])
@@ -111,46 +119,15 @@ def play_game(
     return result
 
 
-Job = tuple[tuple[str, str], int, bool, int, int, str]
+Job = tuple[tuple[str, str], int, bool, int, int, str, Mapping[str, BotFactory]]
 
 
 def _play_pair(job: Job) -> tuple[GameResult, GameResult]:
-    specs, target, pass_only, seed, deal, clock = job
+    specs, target, pass_only, seed, deal, clock, bots = job
     return (
-        play_game(specs, 0, target, pass_only, seed, deal, clock),
-        play_game(specs, 1, target, pass_only, seed, deal, clock),
+        play_game(specs, 0, target, pass_only, seed, deal, clock, bots),
+        play_game(specs, 1, target, pass_only, seed, deal, clock, bots),
     )
-
-
-def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval for a proportion (robust near 0 and 1, unlike p ± z·se)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def mean_interval(values: list[float], z: float = 1.96) -> tuple[float, float, float]:
-    """Mean with a normal-approximation 95% interval."""
-    if not values:
-        return 0.0, 0.0, 0.0
-    m = statistics.fmean(values)
-    if len(values) < 2:
-        return m, m, m
-    half = z * statistics.stdev(values) / math.sqrt(len(values))
-    return m, m - half, m + half
-
-
-def percentile(values: list[float], q: float) -> float:
-    """The q-quantile (0..1) by nearest rank; 0 for no values."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    k = min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))
-    return ordered[k]
 
 
 @dataclass(slots=True)
@@ -234,16 +211,17 @@ def run_tournament(
     pass_only: bool = False,
     clock: str = "wall",
     progress: bool = False,
+    bots: Mapping[str, BotFactory] = BOTS,
 ) -> Summary:
     """Play ``matches`` matches (``matches // 2`` duplicate deals) and summarize them.
 
     ``progress`` prints a running tally to stderr after each deal (deals finish in order), so
     a long run that has to be stopped still tells what its first deals gave.
     """
-    build_bot(a)
-    build_bot(b)  # fail fast on a bad name, before any worker starts
+    build_bot(a, bots)
+    build_bot(b, bots)  # fail fast on a bad name, before any worker starts
     jobs_list: list[Job] = [
-        ((a, b), target, pass_only, seed, i, clock) for i in range(matches // 2)
+        ((a, b), target, pass_only, seed, i, clock, bots) for i in range(matches // 2)
     ]
     games: list[GameResult] = []
     if jobs > 1:
@@ -272,20 +250,33 @@ def _tally(games: list[GameResult], deals: int) -> None:
     )
 
 
-def run(args: argparse.Namespace) -> int:
-    """Parse the options, play, print the table."""
+#: The Georgian match target when ``--target`` is not given.
+DEFAULT_TARGET = 175
+
+
+def run(args: argparse.Namespace, bots: Mapping[str, BotFactory] = BOTS) -> int:
+    """Play the tournament the options ask for among ``bots``, print the table."""
+    if args.game == "kozel":
+        from kva.commands.tournament_kozel import run_kozel
+
+        return run_kozel(args)
+    if args.seats is not None or args.fish is not None or args.pairs:
+        print("--seats, --fish and --pairs are Kozel's: add --game kozel", file=sys.stderr)
+        return 2
+    if args.target is None:
+        args.target = DEFAULT_TARGET
     if args.matches < 2 or args.matches % 2:
         print("--matches must be an even number (each deal is played twice)", file=sys.stderr)
         return 2
     try:
-        build_bot(args.a)
-        build_bot(args.b)
+        build_bot(args.a, bots)
+        build_bot(args.b, bots)
     except (ValueError, TypeError) as exc:
         print(str(exc), file=sys.stderr)
         return 2
     summary = run_tournament(
         args.a, args.b, args.matches, args.target, args.seed, args.jobs, args.pass_only,
-        args.clock, args.progress,
+        args.clock, args.progress, bots,
     )
     if args.clock == "cpu":
         print("decision times below are CPU time of one core")
@@ -298,13 +289,29 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser = subparsers.add_parser(
         "tournament", help="measure one bot against another on duplicate deals"
     )
+    add_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of a tournament (``kva tournament``'s, and the training tools' own)."""
+    parser.add_argument(
+        "--game", choices=("georgian", "kozel"), default="georgian",
+        help="georgian (two players) or kozel (A against --seats minus one copies of B)",
+    )
     parser.add_argument("--a", required=True, help="side A, e.g. hard or hard:playouts=200")
     parser.add_argument("--b", required=True, help="side B")
     parser.add_argument("--matches", type=int, default=400, help="even: each deal twice")
-    parser.add_argument("--target", type=int, choices=TARGETS, default=175)
+    parser.add_argument("--target", type=int, choices=TARGETS, default=None,
+                        help=f"georgian: the match target (default {DEFAULT_TARGET})")
     parser.add_argument("--seed", type=int, default=1, help="same seed, same table")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (cores)")
     parser.add_argument("--pass-only", action="store_true", help="house rule: nobody draws")
+    parser.add_argument("--seats", type=int, default=None,
+                        help="kozel: players at the table, 2 to 4 (default 4)")
+    parser.add_argument("--fish", choices=("all", "one"), default=None,
+                        help="kozel: fish for all (default) or fish for one")
+    parser.add_argument("--pairs", action="store_true", help="kozel: the pair game at four")
     parser.add_argument(
         "--clock", choices=("wall", "cpu"), default="wall",
         help="time decisions by wall clock (default) or by CPU time of one core",
@@ -313,4 +320,3 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--progress", action="store_true",
         help="print a running tally to stderr after each deal",
     )
-    parser.set_defaults(func=run)

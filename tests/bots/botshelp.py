@@ -1,13 +1,16 @@
-"""Helpers for the bots tests: seeded positions from real matches, and hidden-tile reshuffles."""
+"""Helpers for the bots tests (and the yardsticks' in tests/training): seeded positions from
+real matches, hidden-tile reshuffles, the moves a bot makes in them, and the check that a bot
+decides from its view alone."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
+from kva.bots.base import Bot, SeesOpponentHand
 from kva.bots.simple import view_greedy
 from kva.rules import TARGETS, Deal, IllegalAction, Match, PlayerView, player_view
-from kva.rules.engine import tiles_of
+from kva.rules.engine import mask_of, tiles_of
 
 
 def positions(seed: int, choices: int) -> Iterator[tuple[Match, PlayerView]]:
@@ -73,3 +76,60 @@ def reshuffled(match: Match, seat: int, rng: random.Random, tries: int = 24) -> 
             deal = candidate
             found = alt
     return found
+
+
+def recorded_moves(bot: Bot, seed: int, count: int) -> list[int]:
+    """The moves ``bot`` makes at the first ``count`` real choices of :func:`positions` (a
+    bot that :class:`~kva.bots.base.SeesOpponentHand` is shown the opponent's hand first),
+    seeded by their index: what a test pins to recorded values."""
+    out: list[int] = []
+    for match, view in positions(seed=seed, choices=count):
+        if len(view.legal) < 2:
+            continue
+        assert view.player is not None
+        if isinstance(bot, SeesOpponentHand):
+            bot.reveal(match.hand.hands[1 - view.player])
+        out.append(bot.choose(view, random.Random(len(out))))
+    return out
+
+
+def _rest(match: Match) -> int:
+    state = match.hand
+    return mask_of(state.bazaar[state.draw_pos :])
+
+
+def assert_blind(bots: Sequence[Bot]) -> None:
+    """Reshuffling hidden tiles the view cannot tell apart changes no decision of ``bots``,
+    for the same seed (over enough positions that the opponent's hand often changed)."""
+    rng = random.Random(11)
+    checked = 0
+    hidden_changed = 0
+    for match, view in positions(seed=77, choices=1500):
+        if len(view.legal) < 2 or rng.random() > 0.25:
+            continue
+        seat = view.player
+        assert seat is not None
+        alt = reshuffled(match, seat, rng)
+        if alt is None:
+            continue
+        alt_view = player_view(alt, seat)
+        assert alt_view == view  # the reshuffle is invisible to this player
+        opp = 1 - seat
+        if alt.hand.hands[opp] != match.hand.hands[opp]:
+            hidden_changed += 1
+        assert alt.hand.hands[opp] | _rest(alt) == match.hand.hands[opp] | _rest(match)
+        for bot in bots:
+            seed = rng.getrandbits(32)
+            mine = bot.choose(view, random.Random(seed))
+            theirs = bot.choose(alt_view, random.Random(seed))
+            assert mine == theirs, (bot.name, mine, theirs)
+        checked += 1
+    assert checked >= 200
+    assert hidden_changed >= 100  # most reshuffles moved tiles into or out of the opponent's hand
+
+
+def assert_pure(bots: Sequence[Bot]) -> None:
+    """Each decision of ``bots`` is a function of the view and the seed alone."""
+    for _match, view in positions(seed=3, choices=150):
+        for bot in bots:
+            assert bot.choose(view, random.Random(5)) == bot.choose(view, random.Random(5))

@@ -1,5 +1,5 @@
 """The learned opponent-hand model: it loads, refuses a missing or corrupt weights file by name,
-reads the view alone, and trains to the same weights from the same seed."""
+reads the view alone, and weights ``hard``'s guesses (its training: tests/training)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kva.bots.base import Bot
 from kva.bots.hard import HardBot
 from kva.bots.knowledge import Knowledge
 from kva.bots.opponent_model import (
@@ -25,49 +24,8 @@ from kva.bots.opponent_model import (
     save_model,
     tile_features,
 )
-from kva.bots.opponent_train import generate, train
-from kva.bots.simple import GreedyBot
-from kva.cli import main
 from kva.rules import PlayerView, player_view
 from tests.bots.botshelp import positions, reshuffled
-
-
-def _tiny(seed: int) -> str:
-    def bots() -> list[Bot]:
-        return [GreedyBot(), GreedyBot()]
-
-    data = generate(3, seed, bots)
-    model, report = train(data, seed, hidden=4, epochs=2)
-    del report["train_cpu_s"]  # a timing, not a result
-    return json.dumps({k: v.tolist() for k, v in model.arrays.items()}) + json.dumps(report)
-
-
-def test_training_is_reproducible_from_a_seed() -> None:
-    assert _tiny(5) == _tiny(5)
-    assert _tiny(5) != _tiny(6)
-
-
-def test_kva_train_opponent_writes_a_model_that_loads(tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    out = tmp_path / "opp.json"
-    status = main(["train", "opponent", "--games", "2", "--seed", "3", "--epochs", "1",
-                   "--hidden", "3", "--players", "greedy;easy", "--out", str(out)])
-    assert status == 0
-    model = load_model(out)
-    assert model.settings["games"] == 2 and model.settings["seed"] == 3
-    assert model.settings["players"] == ["greedy", "easy"]
-    assert model.digest in capsys.readouterr().out
-
-
-def test_kva_train_refuses_bad_players_without_a_traceback(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    out = tmp_path / "opp.json"
-    assert main(["train", "opponent", "--players", "nobody;greedy", "--out", str(out)]) == 2
-    assert main(["train", "opponent", "--players", "greedy", "--out", str(out)]) == 2
-    assert main(["train", "opponent", "--games", "0", "--out", str(out)]) == 2
-    assert "unknown bot 'nobody'" in capsys.readouterr().err
-    assert not out.exists()
 
 
 def test_the_shipped_model_loads_and_beats_the_base_rate_on_held_out_matches() -> None:

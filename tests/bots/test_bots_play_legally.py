@@ -4,34 +4,26 @@ from __future__ import annotations
 
 import random
 
-import pytest
-
 from kva.bots import BOTS, PLAYER_LEVELS, Bot, make_bot
 from kva.bots.hard import HardBot
-from kva.bots.hard_v1 import SeerBot
 from tests.bots.botshelp import positions
 
-#: The production code with a small search budget, to keep the suite fast.
-TEST_HARD: dict[str, float] = {"playouts": 12, "candidates": 2}
-#: The same for hard: small exact-endgame budget too (its production one is 30,000 nodes).
-TEST_NEW_HARD = {**TEST_HARD, "exact_nodes": 2000, "exact_guesses": 8}
+#: The production code with a small search budget (and a small exact-endgame budget: the
+#: production one is 30,000 nodes), to keep the suite fast.
+TEST_HARD: dict[str, float] = {"playouts": 12, "candidates": 2, "exact_nodes": 2000,
+                               "exact_guesses": 8}
 
 
 def test_every_bot_plays_a_legal_action_in_3000_random_positions() -> None:
     bots: list[Bot] = [make_bot(name) for name in BOTS if name != "hard"]
-    bots.append(HardBot.with_settings(**TEST_NEW_HARD))
-    seer = SeerBot.with_settings(**TEST_HARD)
+    bots.append(HardBot.with_settings(**TEST_HARD))
     rng = random.Random(99)
     choices = 0
-    for match, view in positions(seed=2024, choices=3_000):
+    for _match, view in positions(seed=2024, choices=3_000):
         choices += len(view.legal) > 1
-        seat = view.player
-        assert seat is not None
         for bot in bots:
             code = bot.choose(view, rng)
             assert code in view.legal, (bot.name, code, view.legal)
-        seer.reveal(match.hand.hands[1 - seat])
-        assert seer.choose(view, rng) in view.legal
     assert choices == 3_000
 
 
@@ -42,14 +34,6 @@ def test_forced_positions_are_answered_without_search() -> None:
             assert hard.choose(view, random.Random(0)) == view.legal[0]
 
 
-def test_player_levels_are_blind_bots_and_seer_is_not_offered() -> None:
+def test_player_levels_are_blind_bots_that_kva_ships() -> None:
     assert set(PLAYER_LEVELS) == {"easy", "normal", "hard"}
     assert all(level in BOTS for level in PLAYER_LEVELS)
-    assert "seer" not in BOTS and "seer" not in PLAYER_LEVELS
-
-
-def test_seer_refuses_to_play_without_being_shown_the_hand() -> None:
-    seer = SeerBot.with_settings(**TEST_HARD)
-    view = next(view for _match, view in positions(seed=8, choices=1) if len(view.legal) > 1)
-    with pytest.raises(RuntimeError):
-        seer.choose(view, random.Random(0))

@@ -7,7 +7,8 @@ import re
 import pytest
 
 from kva.cli import main
-from kva.commands.tournament import play_game, run_tournament, wilson
+from kva.commands.intervals import wilson
+from kva.commands.tournament import play_game, run_tournament
 
 
 def test_a_deterministic_bot_against_itself_wins_exactly_half_on_duplicate_deals() -> None:

@@ -15,7 +15,7 @@ from collections import Counter
 import pytest
 
 from kva.cli import main
-from kva.service import passwords
+from kva.service.accounts import passwords
 from tools.bench.auth import AuthResult, Latencies, headline
 
 
@@ -23,7 +23,7 @@ def test_bench_auth_measures_logins_under_attack_and_prints_a_headline(
     capsys: pytest.CaptureFixture[str]
 ) -> None:
     status = main(["bench", "auth", "--idle-logins", "3", "--attackers", "2", "--guesses", "3",
-                   "--attack-seconds", "1", "--grace", "10"])
+                   "--attack-seconds", "1", "--grace", "10", "--honest-accounts", "10"])
     out = capsys.readouterr().out
     assert status == 0, out
     last = out.strip().splitlines()[-1]
@@ -36,6 +36,26 @@ def test_bench_auth_measures_logins_under_attack_and_prints_a_headline(
     answered = dict(part.split("×") for part in found.group(4).split())
     assert sum(int(v) for v in answered.values()) == 6, out  # every guess is accounted for
     assert int(found.group(5)) > 0 and int(found.group(7)) >= int(found.group(5)), out
+
+
+def test_bench_auth_floods_one_account_with_its_device_cookie(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(["bench", "auth", "--idle-logins", "2", "--attackers", "0",
+                   "--device-logins", "3", "--device-guessers", "2", "--guesses", "2",
+                   "--attack-seconds", "1", "--grace", "10", "--honest-accounts", "10"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    last = out.strip().splitlines()[-1]
+    found = re.fullmatch(r"headline: .*, attack answered (.+), RSS .*", last)
+    assert found, out
+    answered = re.findall(r"(device|device-guess) (\d+|timeout|failed)×(\d+)", found.group(1))
+    counts: Counter[str] = Counter()
+    for label, _, n in answered:
+        counts[label] += int(n)
+    # every login of both floods is accounted for: 3 × 2 right ones, 2 × 2 wrong ones
+    assert counts == {"device": 6, "device-guess": 4}, out
+    assert "device 303×" in found.group(1), out  # the flooder's own logins do get in
 
 
 def test_headline_computes_the_ratio_of_the_p95s() -> None:

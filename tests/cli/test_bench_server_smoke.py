@@ -39,7 +39,9 @@ def test_bench_server_plays_matches_and_prints_a_headline(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     trace = tmp_path / "trace.txt"
-    out, data = _bench(tmp_path, capsys, "--matches", "3", "--duration", "5", "--warmup", "2",
+    # 3 s measured after 1 s of warm-up: at 0.3 s a move, about ten actions a match are
+    # measured, as many as a smoke test of the figures needs
+    out, data = _bench(tmp_path, capsys, "--matches", "3", "--duration", "3", "--warmup", "1",
                        "--think", "0.3", "--trace", str(trace))
     last = out.strip().splitlines()[-1]
     assert last.startswith("headline: sqlite 1 process: 3 matches, p99 action→opponent"), out
@@ -54,6 +56,19 @@ def test_bench_server_plays_matches_and_prints_a_headline(
     assert len(measured) == step["opponent_samples"], (len(measured), step)
     assert max(measured) == pytest.approx(step["opponent_ms"]["max"], abs=0.01)
     assert {phase for _sent, _ms, phase in samples} <= {"m", "w"}
+
+
+def test_bench_server_plays_four_seat_kozel_tables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, data = _bench(tmp_path, capsys, "--game", "kozel", "--seats", "4", "--matches", "2",
+                       "--duration", "3", "--warmup", "1", "--think", "0.2")
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("headline: sqlite 1 process, Kozel at 4 seats: 2 matches"), out
+    assert ", 0 errors" in last, out
+    (step,) = data["steps"]
+    assert step["errors"] == 0, step["error_kinds"]
+    assert step["actions"] > 0 and step["opponent_samples"] > 0, step
 
 
 def test_bench_server_refuses_a_trace_file_it_cannot_write(

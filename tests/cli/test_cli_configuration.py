@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from kva.config import RANGES
+
 ROOT = Path(__file__).resolve().parents[2]
 COMMANDS = [["serve", "--port", "1"], ["coins", "audit"]]
 
@@ -36,3 +38,14 @@ def test_a_bad_value_is_refused_by_name(args: list[str], tmp_path: Path) -> None
     assert done.returncode == 2, done.stderr
     assert "KVA_WS_BURST must be a whole number of at least 1, not 'many'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(("name", "value"), [("KVA_FIRST_MOVE_TIMEOUT", "nan"),
+                                             ("KVA_FORCED_DELAY", "inf"),
+                                             ("KVA_DISCONNECT_GRACE", "1e308")])
+def test_serve_refuses_a_number_out_of_range_in_one_line(name: str, value: str,
+                                                         tmp_path: Path) -> None:
+    done = _kva(["serve", "--port", "1"], tmp_path / "var", KVA_SECRET_KEY="k", **{name: value})
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"kva serve: {name}={value} is out of range: it must be from {RANGES[name].text()}"]

@@ -2,12 +2,13 @@
 
     python -m tools.research.eval_opponent_model [--games 40] [--seed 900] [--scales 0,0.5,1]
 
-Seeded matches between two ``hard:playouts=100`` bots (seeds apart from ``kva train``'s); at
-every real choice the deciding player's view goes to ``HardBot._guesses`` (200 guesses kept, the
-production oversampling) for each ``opp_model`` scale, the share of guesses giving the opponent
-each unseen tile is that tile's predicted chance, and the truth (read from the match by this
-script alone) scores it: mean log-loss and Brier score per unseen tile, lower is better. The
-model's own probabilities are scored too, and the CPU time the model adds per decision.
+Seeded matches between two ``hard:playouts=100`` bots (seeds apart from the training's,
+``python -m tools.training opponent``); at every real choice the deciding player's view goes to
+``HardBot._guesses`` (200 guesses kept, the production oversampling) for each ``opp_model``
+scale, the share of guesses giving the opponent each unseen tile is that tile's predicted
+chance, and the truth (read from the match by this script alone) scores it: mean log-loss and
+Brier score per unseen tile, lower is better. The model's own probabilities are scored too, and
+the CPU time the model adds per decision.
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@
     python -m tools.research.value_curve --data ROWS.npz [--shares 0.25,0.5,1] [--hidden 32x16]
         [--epochs 6] [--more MORE.npz] [--out FILE]
 
-``ROWS.npz`` is what ``kva train value --save-data`` writes. The last tenth of its matches is
-held out, always the same matches; the network is fitted as ``kva train value`` fits it
+``ROWS.npz`` is what ``python -m tools.training value --save-data`` writes. The last tenth of
+its matches is held out, always the same matches; the network is fitted as ``python -m
+tools.training value`` fits it
 (outcomes, then TD(0.5) targets, seed 1, ``epochs`` passes per fit) on the first ``share`` of
 the other matches, once per share and per hidden shape, and scored against the true outcomes of
 the held-out matches: RMSE in points still scored in the hand, beside the error of predicting
@@ -25,7 +26,7 @@ import numpy as np
 
 from kva.bots import value_net
 from kva.bots.value_net import POINT_SCALE, ValueModel
-from kva.bots.value_train import Dataset, _holdout_cut, fit
+from tools.training.value_train import Dataset, _holdout_cut, fit
 
 Array = np.ndarray
 
@@ -97,7 +98,8 @@ def main(
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", required=True, help="rows saved by kva train value --save-data")
+    parser.add_argument("--data", required=True,
+                        help="rows saved by python -m tools.training value --save-data")
     parser.add_argument("--shares", default="0.25,0.5,1", help="shares of the training matches")
     parser.add_argument("--hidden", default="32x16", help="hidden shapes, e.g. 32x16,64x32")
     parser.add_argument("--epochs", type=int, default=6, help="passes over the data per fit")

@@ -1,4 +1,5 @@
-"""The seeded matches the training commands play (``kva train opponent``, ``kva train value``)."""
+"""The seeded matches the training commands play (``python -m tools.training opponent`` and
+``value``)."""
 
 from __future__ import annotations
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 import hashlib
 import random
 
-from kva.bots import BOTS, MEASUREMENT_BOTS, PLAYER_LEVELS, Bot
-from kva.bots.hard_v2 import HardV2Bot
+from kva.bots import BOTS, PLAYER_LEVELS, Bot
 from tests.bots.botshelp import positions
+from tools.training.hard_v2 import HardV2Bot
+from tools.training.yardsticks import YARDSTICKS
 
 
 def _digest(bot: Bot, seed: int, choices: int) -> str:
@@ -32,5 +33,5 @@ def test_hard_v2_plays_exactly_as_the_hard_it_froze_for_fixed_seeds() -> None:
 
 
 def test_hard_v2_is_a_measurement_bot_never_offered_to_players() -> None:
-    assert MEASUREMENT_BOTS["hard-v2"]().name == "hard-v2"
+    assert YARDSTICKS["hard-v2"]().name == "hard-v2"
     assert "hard-v2" not in BOTS and "hard-v2" not in PLAYER_LEVELS

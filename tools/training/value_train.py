@@ -17,13 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from kva.bots.adam import Adam
 from kva.bots.base import Bot
-from kva.bots.self_play import seeded_match
 from kva.bots.value_net import FEATURE_COUNT, FEATURES, POINT_SCALE, ValueModel, state_features
 from kva.bots.weights import Array
 from kva.rules import player_view
 from kva.rules.engine import HandState
+from tools.training.adam import Adam
+from tools.training.self_play import seeded_match
 
 _ASK_COLUMNS = [FEATURES.index(f"ends_asking_{n}") for n in range(7)]
 

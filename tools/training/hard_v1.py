@@ -1,13 +1,13 @@
 """``hard-v1``: the flat search, frozen as a yardstick for measurement, and ``seer``.
 
-Both are measurement bots (``kva tournament`` only, never offered to players). ``hard-v1`` is the
-flat determinized Monte Carlo search with inference weighting, without ``hard``'s reply-aware
-playouts and exact endgames: 1000 playouts per decision of the plain noisy-greedy playout
-policy (:func:`kva.bots.playout.playout` with ``threat = 0``). Rather than a copy of the code
-it is a fixed configuration of :class:`~kva.bots.hard.HardBot` (``threat=0`` and
-``exact_nodes=0`` give back that search), every setting spelled out; a test pins its decisions
-for fixed seeds to those of the old ``hard``, so a change to the shared search or playout code
-that would move it is caught.
+Both are measurement bots (``python -m tools.training tournament`` only, never offered to
+players). ``hard-v1`` is the flat determinized Monte Carlo search with inference weighting,
+without ``hard``'s reply-aware playouts and exact endgames: 1000 playouts per decision of the
+plain noisy-greedy playout policy (:func:`kva.bots.playout.playout` with ``threat = 0``).
+Rather than a copy of the code it is a fixed configuration of :class:`~kva.bots.hard.HardBot`
+(``threat=0`` and ``exact_nodes=0`` give back that search), every setting spelled out; a test
+pins its decisions for fixed seeds to those of the old ``hard``, so a change to the shared
+search or playout code that would move it is caught.
 ``seer`` is that same search shown the opponent's hand (never the bazaar order): the bound of
 perfect inference that ``hard`` is measured against.
 """

@@ -1,12 +1,12 @@
 """``hard-v2``: the ``hard`` bot as it was before the learned opponent model, frozen for
 measurement.
 
-A measurement bot (``kva tournament`` only, never offered to players). Rather than a copy of the
-code it is a fixed configuration of :class:`~kva.bots.hard.HardBot`: every setting that shapes a
-decision is spelled out here, so changing a default of :class:`~kva.bots.hard_config.HardConfig`
-cannot move it, and a test pins its decisions for fixed seeds, so a change to the shared search
-or playout code that would move it is caught. Settings may still be overridden for measurement
-(``hard-v2:playouts=300``).
+A measurement bot (``python -m tools.training tournament`` only, never offered to players).
+Rather than a copy of the code it is a fixed configuration of :class:`~kva.bots.hard.HardBot`:
+every setting that shapes a decision is spelled out here, so changing a default of
+:class:`~kva.bots.hard_config.HardConfig` cannot move it, and a test pins its decisions for
+fixed seeds, so a change to the shared search or playout code that would move it is caught.
+Settings may still be overridden for measurement (``hard-v2:playouts=300``).
 """
 
 from __future__ import annotations

@@ -17,13 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from kva.bots.adam import Adam
 from kva.bots.base import Bot
 from kva.bots.hard import HardBot
 from kva.bots.knowledge import Knowledge
 from kva.bots.opponent_model import FEATURES, Array, OpponentModel, guess_shares, tile_features
-from kva.bots.self_play import seeded_match
 from kva.rules import player_view
+from tools.training.adam import Adam
+from tools.training.self_play import seeded_match
 
 
 @dataclass(slots=True)

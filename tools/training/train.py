@@ -1,17 +1,19 @@
-"""``kva train``: fit a learned model by self-play and write its weights file.
+"""``python -m tools.training value|opponent``: fit a learned model by self-play and write its
+weights file (kva ships the file, in ``kva/bots/models``, and the code that reads it).
 
-``kva train value --games N --seed S --out FILE`` plays ``N`` seeded matches (``--jobs`` worker
-processes), records every hand position from both sides with what each side then scored in the
-hand, fits the hand-value network to those outcomes and then to TD(λ) targets
-(:mod:`kva.bots.value_train`), and writes it (:mod:`kva.bots.value_net`).
+``python -m tools.training value --games N --seed S --out FILE`` plays ``N`` seeded matches
+(``--jobs`` worker processes), records every hand position from both sides with what each side
+then scored in the hand, fits the hand-value network to those outcomes and then to TD(λ)
+targets (:mod:`tools.training.value_train`), and writes it (:mod:`kva.bots.value_net`).
 
-``kva train opponent --games N --seed S --out FILE`` plays ``N`` seeded matches between two bots
-(``--players``, default two ``hard`` with a small budget), records at every real choice the
-deciding player's features of each unseen tile (from its view only) and whether the tile is in
-the opponent's hand (known to this generator alone), fits the opponent-hand model in numpy and
-writes it with its training settings and a SHA-256 digest (:mod:`kva.bots.opponent_model`).
-Same arguments, same weights on one machine (the file also records the CPU seconds each step
-took); another processor's BLAS may round the matrix products differently in the last bits.
+``python -m tools.training opponent --games N --seed S --out FILE`` plays ``N`` seeded matches
+between two bots (``--players``, default two ``hard`` with a small budget), records at every
+real choice the deciding player's features of each unseen tile (from its view only) and whether
+the tile is in the opponent's hand (known to this generator alone), fits the opponent-hand model
+in numpy and writes it with its training settings and a SHA-256 digest
+(:mod:`kva.bots.opponent_model`). Same arguments, same weights on one machine (the file also
+records the CPU seconds each step took); another processor's BLAS may round the matrix products
+differently in the last bits.
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ from typing import Any
 
 from kva.bots.base import Bot
 from kva.bots.opponent_model import load_model, save_model
-from kva.bots.opponent_train import generate, train
+from kva.commands.tournament import build_bot
+from tools.training.opponent_train import generate, train
+from tools.training.yardsticks import ALL_BOTS
 
 #: Self-play opponents by default: ``hard``'s search with 3% of its budget, fast enough to
 #: generate thousands of positions a minute on one core.
@@ -34,8 +38,6 @@ DEFAULT_PLAYERS = "hard:playouts=30,exact_nodes=0;hard:playouts=30,exact_nodes=0
 
 def run_opponent(args: argparse.Namespace) -> int:
     """Generate, train, write, and print the training report."""
-    from kva.commands.tournament import build_bot
-
     specs = _player_specs(args.players)
     if isinstance(specs, str):
         print(specs, file=sys.stderr)
@@ -45,7 +47,7 @@ def run_opponent(args: argparse.Namespace) -> int:
         return 2
 
     def make_bots() -> list[Bot]:
-        return [build_bot(specs[0]), build_bot(specs[1])]
+        return [build_bot(specs[0], ALL_BOTS), build_bot(specs[1], ALL_BOTS)]
 
     start = time.process_time()
     data = generate(args.games, args.seed, make_bots)
@@ -73,27 +75,24 @@ _CHUNK = 10
 
 def _player_specs(players: str) -> list[str] | str:
     """The two bot specs of ``--players``, or the error to print."""
-    from kva.commands.tournament import build_bot
-
     specs = [s.strip() for s in players.split(";")]
     if len(specs) != 2:
         return "--players needs two bot specs separated by ';'"
     try:
         for spec in specs:
-            build_bot(spec)
+            build_bot(spec, ALL_BOTS)
     except (ValueError, TypeError) as exc:
         return f"bad --players: {exc}"
     return specs
 
 
 def _value_chunk(job: tuple[int, int, int, list[str]]) -> Any:
-    from kva.bots.value_train import generate
-    from kva.commands.tournament import build_bot
+    from tools.training.value_train import generate
 
     first, count, seed, specs = job
 
     def make_bots() -> list[Bot]:
-        return [build_bot(specs[0]), build_bot(specs[1])]
+        return [build_bot(specs[0], ALL_BOTS), build_bot(specs[1], ALL_BOTS)]
 
     return generate(count, seed, make_bots, first_game=first)
 
@@ -105,7 +104,7 @@ def _value_data(args: argparse.Namespace, specs: list[str]) -> tuple[Any, dict[s
 
     import numpy as np
 
-    from kva.bots.value_train import Dataset
+    from tools.training.value_train import Dataset
 
     if args.data:
         try:
@@ -143,7 +142,7 @@ def _value_data(args: argparse.Namespace, specs: list[str]) -> tuple[Any, dict[s
 def run_value(args: argparse.Namespace) -> int:
     """Generate (or read ``--data``), train, write, and print the training report."""
     from kva.bots import value_net
-    from kva.bots.value_train import fit
+    from tools.training.value_train import fit
 
     specs = _player_specs(args.players)
     if isinstance(specs, str):
@@ -176,11 +175,8 @@ def _self_play_arguments(parser: argparse.ArgumentParser, games: int, players: s
     parser.add_argument("--players", default=players, help="two bot specs, 'a;b'")
 
 
-def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``kva train``."""
-    parser = subparsers.add_parser("train", help="fit a learned bot model by self-play")
-    models = parser.add_subparsers(dest="model", metavar="MODEL")
-    models.required = True
+def add_parsers(models: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the ``opponent`` and ``value`` training commands."""
     opponent = models.add_parser(
         "opponent", help="the opponent-hand model hard weights its guesses with"
     )

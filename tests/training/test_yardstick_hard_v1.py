@@ -6,9 +6,10 @@ from __future__ import annotations
 import hashlib
 import random
 
-from kva.bots import BOTS, MEASUREMENT_BOTS, PLAYER_LEVELS
-from kva.bots.hard_v1 import HardV1Bot
+from kva.bots import BOTS, PLAYER_LEVELS
 from tests.bots.botshelp import positions
+from tools.training.hard_v1 import HardV1Bot
+from tools.training.yardsticks import YARDSTICKS
 
 
 def _digest(bot: HardV1Bot, seed: int, choices: int) -> str:
@@ -29,5 +30,5 @@ def test_hard_v1_plays_exactly_as_the_old_hard_for_fixed_seeds() -> None:
 
 
 def test_hard_v1_is_a_measurement_bot_never_offered_to_players() -> None:
-    assert "hard-v1" in MEASUREMENT_BOTS
+    assert "hard-v1" in YARDSTICKS
     assert "hard-v1" not in BOTS and "hard-v1" not in PLAYER_LEVELS
