@@ -17,6 +17,7 @@ the shell that also starts a server to try it against.
 from __future__ import annotations
 
 import difflib
+import math
 import os
 import secrets
 from collections.abc import Callable, Mapping
@@ -25,15 +26,19 @@ from pathlib import Path
 from typing import Any
 
 from kva.rules import parse_ascii_int
-from kva.service.analysis import DEFAULT_MAX_QUEUE as DEFAULT_ANALYSIS_QUEUE
-from kva.service.botapi import DEFAULT_MAX_PENDING_TO_TARGET
-from kva.service.play.clock import PRESETS, parse_presets
-from kva.service.ratelimit import DEFAULTS as RATE_DEFAULTS
-from kva.service.ratelimit import SUSPECT_MINUTES, parse_limits
-from kva.service.routing import HashRing, match_ids_for
-from kva.storage.db import PG_POOL_SIZE, EngineOptions
-from kva.web.bodylimit import DEFAULT_MAX_BODY
-from kva.web.security import Network, parse_allowed_origins, parse_trusted_proxies
+from kva.settings.caps import (
+    DEFAULT_ANALYSIS_QUEUE,
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_MAX_BODY,
+    DEFAULT_MAX_PENDING_TO_TARGET,
+    PG_POOL_SIZE,
+    EngineOptions,
+)
+from kva.settings.clocks import PRESETS, parse_presets
+from kva.settings.network import Network, parse_allowed_origins, parse_trusted_proxies
+from kva.settings.ratelimits import DEFAULTS as RATE_DEFAULTS
+from kva.settings.ratelimits import SUSPECT_MINUTES, parse_limits
+from kva.settings.routing import HashRing, match_ids_for
 
 #: The prefix of the names the check leaves alone: the test suite's and its tools'.
 EXEMPT_PREFIX = "KVA_TEST_"
@@ -52,7 +57,7 @@ KNOWN_VARIABLES: frozenset[str] = frozenset({
     "KVA_SQLITE_DIRECT_APPEND", "KVA_PG_DIRECT_APPEND",
     # security
     "KVA_SECRET_KEY", "KVA_SECURE_COOKIES", "KVA_ALLOWED_ORIGINS", "KVA_TRUSTED_PROXIES",
-    "KVA_IPV6_PREFIX", "KVA_MAX_BODY_BYTES",
+    "KVA_IPV6_PREFIX", "KVA_MAX_BODY_BYTES", "KVA_BODY_TIMEOUT",
     # play and clocks
     "KVA_FORCED_DELAY", "KVA_BOT_DELAY", "KVA_SEED_WAIT", "KVA_DISCONNECT_GRACE",
     "KVA_FIRST_MOVE_TIMEOUT", "KVA_CLOCK_PRESETS",
@@ -61,11 +66,12 @@ KNOWN_VARIABLES: frozenset[str] = frozenset({
     "KVA_WS_SPECTATORS_PER_CLIENT",
     # rate limits and caps
     "KVA_RATE_LIMIT_STORAGE", "KVA_LOGIN_RATE_IP", "KVA_LOGIN_RATE_NICKNAME",
+    "KVA_LOGIN_RATE_ACCOUNT",
     "KVA_LOGIN_RATE_NICKNAME_IP", "KVA_REGISTER_RATE_IP", "KVA_TABLE_PASSWORD_RATE_IP",
     "KVA_TABLE_PASSWORD_RATE_TABLE", "KVA_TABLE_CREATE_RATE_IP", "KVA_BOT_MATCH_CREATE_RATE_IP",
     "KVA_GUEST_CREATE_RATE_IP", "KVA_ANALYSIS_RATE_IP", "KVA_CHALLENGE_RATE_IP",
     "KVA_LOGIN_SUSPECT_MINUTES", "KVA_CHALLENGES_PER_TARGET", "KVA_ANALYSIS_QUEUE",
-    "KVA_MAX_OPEN_TABLES",
+    "KVA_MAX_OPEN_TABLES", "KVA_QUICK_BOT_OFFER",
     # bot API
     "KVA_BOT_API_RATE", "KVA_BOT_API_AUTH_FAIL_RATE", "KVA_BOT_HEARTBEAT",
 })
@@ -80,10 +86,73 @@ BOT_API_AUTH_FAIL_RATE = "20/minute;200/hour"
 #: Seconds between heartbeat lines on an idle bot API stream (``KVA_BOT_HEARTBEAT``), so
 #: proxies and clients see it alive.
 BOT_HEARTBEAT = 10.0
+#: Seconds a Kozel quick-game searcher waits before bots are offered for the free seats
+#: (``KVA_QUICK_BOT_OFFER``): long enough for humans to gather, short enough not to bore.
+QUICK_BOT_OFFER = 20.0
 
 
 class ConfigurationError(ValueError):
     """The environment cannot configure the platform: an unknown name or a bad value."""
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """The values a number setting may take: finite, from ``low`` to ``high`` in ``unit``."""
+
+    low: float
+    high: float
+    unit: str
+
+    def text(self) -> str:
+        """How docs/configuration.md and the refusal word it: ``0 to 60 seconds``."""
+        return f"{_plain(self.low)} to {_plain(self.high)} {self.unit}"
+
+    def holds(self, value: float) -> bool:
+        """Whether ``value`` is finite and within the range (nan and inf never are)."""
+        return math.isfinite(value) and self.low <= value <= self.high
+
+
+#: The range of every number setting. A value outside it (nan and inf included) is refused at
+#: start: a nan timeout or an infinite delay would start and then break every match using it.
+RANGES: dict[str, Range] = {
+    "KVA_PORT": Range(0, 65535, "(a port number)"),
+    "KVA_GC_FULL_EVERY": Range(1, 86400, "seconds"),
+    "KVA_DB_POOL_SIZE": Range(1, 1000, "connections"),
+    "KVA_IPV6_PREFIX": Range(32, 128, "bits"),
+    "KVA_MAX_BODY_BYTES": Range(1, 1 << 30, "bytes"),
+    "KVA_BODY_TIMEOUT": Range(1, 600, "seconds"),
+    "KVA_FORCED_DELAY": Range(0, 60, "seconds"),
+    "KVA_BOT_DELAY": Range(0, 60, "seconds"),
+    "KVA_SEED_WAIT": Range(0, 600, "seconds"),
+    "KVA_DISCONNECT_GRACE": Range(0, 86400, "seconds"),
+    "KVA_FIRST_MOVE_TIMEOUT": Range(1, 86400, "seconds"),
+    "KVA_WS_RATE": Range(0, 1_000_000, "frames a second"),
+    "KVA_WS_BURST": Range(1, 1_000_000, "frames"),
+    "KVA_WS_FLOOD": Range(1, 1_000_000, "frames"),
+    "KVA_WS_PER_CLIENT": Range(1, 1_000_000, "sockets"),
+    "KVA_WS_PER_MATCH": Range(1, 1_000_000, "sockets"),
+    "KVA_WS_SPECTATORS_PER_CLIENT": Range(1, 1_000_000, "sockets"),
+    "KVA_LOGIN_SUSPECT_MINUTES": Range(0, 10080, "minutes"),
+    "KVA_CHALLENGES_PER_TARGET": Range(1, 10000, "challenges"),
+    "KVA_ANALYSIS_QUEUE": Range(1, 10000, "matches"),
+    "KVA_MAX_OPEN_TABLES": Range(0, 1000, "tables"),
+    "KVA_BOT_HEARTBEAT": Range(0.1, 3600, "seconds"),
+    "KVA_QUICK_BOT_OFFER": Range(1, 600, "seconds"),
+}
+
+
+def _plain(number: float) -> str:
+    """``number`` as an operator writes it: ``1073741824``, ``0.1``, never ``1.07e+09``."""
+    return str(int(number)) if float(number).is_integer() else str(number)
+
+
+def check_range(name: str, value: float, raw: str) -> None:
+    """ConfigurationError naming ``name``, its value and its range (:data:`RANGES`) unless
+    ``value`` is in that range."""
+    allowed = RANGES[name]
+    if not allowed.holds(value):
+        raise ConfigurationError(f"{name}={raw.strip()} is out of range: it must be from "
+                                 f"{allowed.text()}")
 
 
 def check_names(environ: Mapping[str, str]) -> None:
@@ -145,6 +214,9 @@ class Settings:
     ipv6_prefix: int = 64
     #: The largest request body any route reads (``KVA_MAX_BODY_BYTES``; kva.web.bodylimit).
     max_body_bytes: int = DEFAULT_MAX_BODY
+    #: Seconds a request's whole body may take to arrive (``KVA_BODY_TIMEOUT``), so a client
+    #: trickling a body cannot hold a connection and a task open for ever (kva.web.bodylimit).
+    body_timeout: float = DEFAULT_BODY_TIMEOUT
 
     # --------------------------------------------------------- play and clocks
     forced_delay: float = 0.6
@@ -175,6 +247,7 @@ class Settings:
     rate_limit_storage: str = "memory://"
     login_rate_ip: str = RATE_DEFAULTS["login_ip"]
     login_rate_nickname: str = RATE_DEFAULTS["login_nickname"]
+    login_rate_account: str = RATE_DEFAULTS["login_account"]
     register_rate_ip: str = RATE_DEFAULTS["register_ip"]
     login_rate_nickname_ip: str = RATE_DEFAULTS["login_nickname_ip"]
     table_password_rate_ip: str = RATE_DEFAULTS["table_password_ip"]
@@ -193,6 +266,8 @@ class Settings:
     analysis_queue: int = DEFAULT_ANALYSIS_QUEUE
     #: Waiting open tables one player may have in the lobby at once.
     max_open_tables: int = 3
+    #: Seconds before a Kozel quick-game searcher is offered bots (``KVA_QUICK_BOT_OFFER``).
+    quick_bot_offer: float = QUICK_BOT_OFFER
 
     # --------------------------------------------------------------- bot API
     bot_api_rate: str = BOT_API_RATE
@@ -221,6 +296,7 @@ class Settings:
         return {
             "login_ip": self.login_rate_ip,
             "login_nickname": self.login_rate_nickname,
+            "login_account": self.login_rate_account,
             "login_nickname_ip": self.login_rate_nickname_ip,
             "register_ip": self.register_rate_ip,
             "table_password_ip": self.table_password_rate_ip,
@@ -266,7 +342,7 @@ class _Environment:
         return self.environ.get(name) or default
 
     def seconds(self, name: str, default: float) -> float:
-        """A number of seconds, not negative."""
+        """A number of seconds, in its range (:data:`RANGES`)."""
         raw = self.text(name)
         if raw == "":
             return default
@@ -274,29 +350,22 @@ class _Environment:
             value = float(raw)
         except ValueError:
             raise ConfigurationError(f"{name} must be a number of seconds, not {raw!r}") from None
-        if value < 0:
-            raise ConfigurationError(f"{name} must not be negative")
-        return value
-
-    def positive_seconds(self, name: str, default: float) -> float:
-        """A number of seconds, more than 0."""
-        value = self.seconds(name, default)
-        if value == 0:
-            raise ConfigurationError(f"{name} must be more than 0 seconds")
+        check_range(name, value, raw)
         return value
 
     def count(self, name: str, default: int) -> int:
-        """A whole number, 0 or more."""
+        """A whole number, 0 or more, in its range (:data:`RANGES`)."""
         raw = self.text(name)
         if raw == "":
             return default
         value = parse_ascii_int(raw)
         if value is None:
             raise ConfigurationError(f"{name} must be a whole number, not {raw!r}")
+        check_range(name, value, raw)
         return value
 
     def at_least_one(self, name: str, default: int) -> int:
-        """A whole number of at least 1 (a WebSocket, size or pool limit)."""
+        """A whole number of at least 1 (a WebSocket, size or pool limit), in its range."""
         raw = self.text(name)
         if raw.strip() == "":
             return default
@@ -304,6 +373,7 @@ class _Environment:
         if value is None or value < 1:
             raise ConfigurationError(
                 f"{name} must be a whole number of at least 1, not {raw!r}")
+        check_range(name, value, raw)
         return value
 
     def switch(self, name: str, default: bool) -> bool:
@@ -329,11 +399,12 @@ def _server(env: _Environment) -> dict[str, Any]:
     port = parse_ascii_int(port_raw, max_digits=5)
     if port is None:
         raise ConfigurationError(f"KVA_PORT must be a port number, not {port_raw!r}")
+    check_range("KVA_PORT", port, port_raw)
     return {
         "host": env.text("KVA_HOST", "127.0.0.1"),
         "port": port,
         "ws_deflate": env.switch("KVA_WS_DEFLATE", True),
-        "full_collection_every": env.positive_seconds("KVA_GC_FULL_EVERY", 600.0),
+        "full_collection_every": env.seconds("KVA_GC_FULL_EVERY", 600.0),
         "upstreams": parse_upstreams(env.text("KVA_UPSTREAMS")),
         "upstream_self": env.text("KVA_UPSTREAM_SELF").strip() or None,
     }
@@ -371,6 +442,7 @@ def _security(env: _Environment, create_secret: bool) -> dict[str, Any]:
         "trusted_proxies": parse_trusted_proxies(env.text("KVA_TRUSTED_PROXIES")),
         "ipv6_prefix": _ipv6_prefix(env.text("KVA_IPV6_PREFIX"), 64),
         "max_body_bytes": env.at_least_one("KVA_MAX_BODY_BYTES", DEFAULT_MAX_BODY),
+        "body_timeout": env.seconds("KVA_BODY_TIMEOUT", DEFAULT_BODY_TIMEOUT),
     }
 
 
@@ -400,6 +472,7 @@ def _websocket_limits(env: _Environment) -> dict[str, Any]:
 _RATE_LIMITS = (
     ("login_rate_ip", "KVA_LOGIN_RATE_IP", "login_ip"),
     ("login_rate_nickname", "KVA_LOGIN_RATE_NICKNAME", "login_nickname"),
+    ("login_rate_account", "KVA_LOGIN_RATE_ACCOUNT", "login_account"),
     ("register_rate_ip", "KVA_REGISTER_RATE_IP", "register_ip"),
     ("login_rate_nickname_ip", "KVA_LOGIN_RATE_NICKNAME_IP", "login_nickname_ip"),
     ("table_password_rate_ip", "KVA_TABLE_PASSWORD_RATE_IP", "table_password_ip"),
@@ -429,6 +502,7 @@ def _caps(env: _Environment) -> dict[str, Any]:
                                                   DEFAULT_MAX_PENDING_TO_TARGET),
         "analysis_queue": env.at_least_one("KVA_ANALYSIS_QUEUE", DEFAULT_ANALYSIS_QUEUE),
         "max_open_tables": env.count("KVA_MAX_OPEN_TABLES", 3),
+        "quick_bot_offer": env.seconds("KVA_QUICK_BOT_OFFER", QUICK_BOT_OFFER),
     }
 
 
@@ -436,7 +510,7 @@ def _bot_api(env: _Environment) -> dict[str, Any]:
     return {
         "bot_api_rate": env.limit("KVA_BOT_API_RATE", BOT_API_RATE),
         "bot_api_auth_fail_rate": env.limit("KVA_BOT_API_AUTH_FAIL_RATE", BOT_API_AUTH_FAIL_RATE),
-        "bot_heartbeat": env.positive_seconds("KVA_BOT_HEARTBEAT", BOT_HEARTBEAT),
+        "bot_heartbeat": env.seconds("KVA_BOT_HEARTBEAT", BOT_HEARTBEAT),
     }
 
 
@@ -447,9 +521,10 @@ def _ipv6_prefix(raw: str, default: int) -> int:
     if raw.strip() == "":
         return default
     value = parse_ascii_int(raw, max_digits=3)
-    if value is None or not 32 <= value <= 128:
+    if value is None:
         raise ConfigurationError(
             f"KVA_IPV6_PREFIX must be a prefix length from 32 to 128, not {raw!r}")
+    check_range("KVA_IPV6_PREFIX", value, raw)
     return value
 
 

@@ -181,12 +181,14 @@ def format_number(n: int | float, locale: str) -> str:
 
 
 def number_symbols(locale: str) -> dict[str, str]:
-    """The group and decimal marks of ``locale``'s numbers, for the pages' scripts: the browser's
+    """The group and decimal marks and the percent pattern (``%#,##0`` in Turkish, ``#,##0 %``
+    in Russian) of ``locale``'s numbers, for the pages' scripts: the browser's
     own ``Intl`` data may lack a language (Chromium writes Georgian numbers the English way), and
     a number the script writes must match the ones the server wrote beside it."""
     loc = _babel_locale(locale)
     return {"group": babel_numbers.get_group_symbol(loc),
-            "decimal": babel_numbers.get_decimal_symbol(loc)}
+            "decimal": babel_numbers.get_decimal_symbol(loc),
+            "percent": loc.percent_formats[None].pattern}
 
 
 def format_datetime(

@@ -23,6 +23,10 @@ follows from the three:
   draw order (position 14 is drawn first).
 
 The server seed is revealed when the match is over; anyone can then recompute every deal.
+
+Kozel (:mod:`kva.kozel.fair`) deals 2 to 4 seats with the same scheme: the block holds every
+seat's client seed in seat order (two seeds give the very bytes above), seat ``p`` gets
+positions ``7p`` to ``7p + 6``, and each hand's redeals are numbered n = 0, 1, 2, ...
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ import secrets
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Final, NamedTuple, Protocol
 
 from kva.rules.hand import Deal
 from kva.rules.match import highest_double
@@ -44,6 +48,10 @@ from kva.rules.tiles import TILE_COUNT, TILE_NAME, parse_tile
 SCHEME: Final = "kva-fair/1"
 SERVER_SEED_BYTES: Final = 32
 CLIENT_SEED_BYTES: Final = 16
+#: Seats a kva-fair/1 block holds client seeds for: the Georgian game's two, Kozel's 2 to 4.
+MIN_SEATS: Final = 2
+MAX_SEATS: Final = 4
+_SEAT_WORDS: Final = {2: "two", 3: "three", 4: "four"}
 
 _TAG: Final = SCHEME.encode("ascii")
 _COUNTERS: Final = struct.Struct(">III")
@@ -104,6 +112,14 @@ def commitment(server_seed: bytes | str) -> str:
 def _client_pair(client_seeds: Sequence[bytes | str]) -> bytes:
     if len(client_seeds) != 2:
         raise ValueError(f"two client seeds are needed (seat 0, seat 1), found {len(client_seeds)}")
+    return _client_block(client_seeds)
+
+
+def _client_block(client_seeds: Sequence[bytes | str]) -> bytes:
+    """Every seat's client seed, in seat order: the block's middle (2 to 4 seats; the
+    Georgian game's two give the same bytes as ever)."""
+    if not MIN_SEATS <= len(client_seeds) <= MAX_SEATS:
+        raise ValueError(f"one client seed per seat, 2 to 4, found {len(client_seeds)}")
     return b"".join(
         _bytes(seed, CLIENT_SEED_BYTES, f"client seed {p}") for p, seed in enumerate(client_seeds)
     )
@@ -145,9 +161,10 @@ def shuffled_order(
     server_seed: bytes | str, client_seeds: Sequence[bytes | str], hand: int, redeal: int = 0
 ) -> list[int]:
     """The 28 tile ids in the order kva-fair/1 shuffles them for hand ``hand``, redeal
-    ``redeal``: positions 0-6 go to seat 0, 7-13 to seat 1, 14-27 to the bazaar."""
+    ``redeal``: positions 0-6 go to seat 0, 7-13 to seat 1, and so on (Kozel: up to four
+    seats, one client seed each), the rest to the bazaar."""
     key = _bytes(server_seed, SERVER_SEED_BYTES, "server seed")
-    prefix = _TAG + _client_pair(client_seeds)
+    prefix = _TAG + _client_block(client_seeds)
     return _order(key, prefix, _check_index(hand, "hand"), _check_index(redeal, "redeal"))
 
 
@@ -162,6 +179,7 @@ def derive_deal(
 
     ``server_seed`` is 32 bytes, each client seed 16 bytes (or their hex). Redeal ``n`` > 0 only
     happens on the first hand, when redeal ``n - 1`` gave nobody a double."""
+    _client_pair(client_seeds)  # the Georgian game has two seats
     return _deal_of(shuffled_order(server_seed, client_seeds, hand, redeal))
 
 
@@ -239,6 +257,14 @@ class FairProblem:
         return f"{self.where}: {self.problem}"
 
 
+class FairSeeds(NamedTuple):
+    """A record's ``meta.fair`` read and checked: the revealed server seed (None while the
+    match is on) and each seat's client seed in hex."""
+
+    server_seed: bytes | None
+    client_seeds: tuple[str, ...]
+
+
 def _hex_field(fair: dict[str, Any], key: str, size: int, where: str) -> bytes | FairProblem:
     value = fair.get(key)
     if not isinstance(value, str) or len(value) != 2 * size or not _HEX.fullmatch(value):
@@ -297,6 +323,31 @@ def verify_fair(
     double). ``deals`` are the record's deals already read (else they are read from ``doc``).
     With ``complete=False`` (a match in progress) a missing server seed is accepted and then
     only the commitment and client seeds' form are checked."""
+    read = read_fair_meta(doc, 2, complete=complete)
+    if read is None or isinstance(read, FairProblem) or read.server_seed is None:
+        return read if isinstance(read, FairProblem) else None
+    key, seeds = read.server_seed, list(read.client_seeds)
+    if deals is None:
+        found = _record_deals(doc)
+        if isinstance(found, FairProblem):
+            return found
+        deals = found
+    dealer = FairDealer(key, seeds)
+    for k, deal in enumerate(deals):
+        expected = first_hand_deal(key, seeds)[0] if k == 0 else dealer(k, 0)
+        if not same_deal(deal, expected):
+            return FairProblem(
+                f"hands[{k}].deal", f"not the deal {SCHEME} derives: {_difference(deal, expected)}"
+            )
+    return None
+
+
+def read_fair_meta(
+    doc: Any, seats: int = 2, *, complete: bool = True
+) -> FairSeeds | FairProblem | None:
+    """Read a record's ``meta.fair`` for a table of ``seats``: None when it has none, else its
+    seeds or the first problem with them (scheme, form, the commitment; with
+    ``complete=False`` a server seed not yet revealed is accepted)."""
     if not isinstance(doc, dict):
         return None
     meta = doc.get("meta")
@@ -311,36 +362,24 @@ def verify_fair(
     if isinstance(committed, FairProblem):
         return committed
     seeds = fair.get("client_seeds")
-    if not isinstance(seeds, list) or len(seeds) != 2:
-        return FairProblem("meta.fair.client_seeds", "must list the two seats' client seeds")
-    pair = b""
+    if not isinstance(seeds, list) or len(seeds) != seats:
+        return FairProblem(
+            "meta.fair.client_seeds", f"must list the {_SEAT_WORDS[seats]} seats' client seeds"
+        )
     for p, seed in enumerate(seeds):
         if not isinstance(seed, str) or len(seed) != 32 or not _HEX.fullmatch(seed):
             return FairProblem(
                 f"meta.fair.client_seeds[{p}]", f"must be 32 lowercase hex digits, found {seed!r}"
             )
-        pair += bytes.fromhex(seed)
     if "server_seed" not in fair:
         if complete:
             return FairProblem(
                 "meta.fair.server_seed", "missing: the match is over, so it must be revealed"
             )
-        return None
+        return FairSeeds(None, tuple(seeds))
     key = _hex_field(fair, "server_seed", SERVER_SEED_BYTES, "meta.fair.server_seed")
     if isinstance(key, FairProblem):
         return key
     if hashlib.sha256(key).digest() != committed:
         return FairProblem("meta.fair.server_seed", "does not match the commitment")
-    if deals is None:
-        read = _record_deals(doc)
-        if isinstance(read, FairProblem):
-            return read
-        deals = read
-    dealer = FairDealer(key, seeds)
-    for k, deal in enumerate(deals):
-        expected = first_hand_deal(key, seeds)[0] if k == 0 else dealer(k, 0)
-        if not same_deal(deal, expected):
-            return FairProblem(
-                f"hands[{k}].deal", f"not the deal {SCHEME} derives: {_difference(deal, expected)}"
-            )
-    return None
+    return FairSeeds(key, tuple(seeds))

@@ -1,7 +1,7 @@
 """The play service: tables, turn flow, forced actions, bot turns, resignation and persistence.
 
 It knows nothing of HTTP: the web shell calls :class:`~kva.service.play.PlayService` and relays
-what it publishes on the :mod:`broker <kva.service.broker>` to each connected viewer.
+what it publishes on the :mod:`broker <kva.service.cluster.broker>` to each connected viewer.
 """
 
 from kva.service.errors import NotFound, PlayError, RatedOnly, WrongPassword

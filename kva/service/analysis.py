@@ -9,8 +9,10 @@ match share one job; a request for an analysed match is served from the database
 (decisions done of the total, place in the queue) is kept per job for the replay page.
 
 The queue is bounded: at most ``max_queue`` matches wait or run (:class:`QueueFull` past it),
-and each requester (a player, or an address for guests) has at most one match of their own in
-it (:class:`AlreadyPending`); asking for a match already queued joins it and costs nothing.
+and each requester key has at most one match of its own in it (:class:`AlreadyPending`): a
+request names the player (if registered) and the client address, so neither one address with
+several free accounts nor one account from several addresses holds more than one place. Asking
+for a match already queued joins it and costs nothing.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from kva.analysis.engine import ANALYSIS_PLAYOUTS, Evaluation, evaluate
 from kva.analysis.match import VERSION, decision_json, decisions, finish
 from kva.rules import PlayerView
+from kva.settings.caps import DEFAULT_ANALYSIS_QUEUE
 from kva.storage import learn as learn_store
 
 #: Lower CPU priority of the analysis worker (live bots think at the normal priority).
@@ -39,7 +42,7 @@ def _analysis_worker_init(parent: int) -> None:
     """Analysis worker: yield the CPU to live bots, and leave when the server is gone."""
     with contextlib.suppress(OSError):
         os.nice(NICE)
-    from kva.service.bots import exit_with_parent
+    from kva.service.play.bot_moves import exit_with_parent
 
     exit_with_parent(parent)
 
@@ -55,10 +58,6 @@ def _evaluate(view: PlayerView, seed: int, playouts: int) -> Evaluation:
     return evaluate(view, seed, playouts)
 
 
-#: Matches waiting or being analysed at once, by default (``KVA_ANALYSIS_QUEUE``).
-DEFAULT_MAX_QUEUE = 20
-
-
 class QueueFull(Exception):
     """The queue holds ``max_queue`` matches: a new one must wait until one is done."""
 
@@ -71,7 +70,7 @@ class AlreadyPending(Exception):
 class Job:
     match_id: str
     doc: dict[str, Any]
-    requester: str = ""
+    requesters: tuple[str, ...] = ()
     total: int = 0
     done: int = 0
     state: str = "queued"  # queued, running, done, failed
@@ -83,7 +82,7 @@ class AnalysisService:
 
     def __init__(self, sessions: async_sessionmaker[AsyncSession],
                  executor: Executor | None = None, playouts: int = ANALYSIS_PLAYOUTS,
-                 max_queue: int = DEFAULT_MAX_QUEUE) -> None:
+                 max_queue: int = DEFAULT_ANALYSIS_QUEUE) -> None:
         self._sessions = sessions
         self.max_queue = max_queue
         self._executor = executor
@@ -91,7 +90,7 @@ class AnalysisService:
         self._queue: asyncio.Queue[Job] = asyncio.Queue()
         self._jobs: dict[str, Job] = {}
         self._order: list[str] = []
-        self._pending_of: dict[str, str] = {}  # requester -> the match they queued
+        self._pending_of: dict[str, str] = {}  # requester key -> the match it queued
         self._task: asyncio.Task[None] | None = None
 
     async def stored(self, match_id: str) -> dict[str, Any] | None:
@@ -115,24 +114,27 @@ class AnalysisService:
         """How many matches wait or are being analysed."""
         return len(self._order)
 
-    def request(self, match_id: str, doc: dict[str, Any], requester: str = "") -> dict[str, Any]:
+    def request(self, match_id: str, doc: dict[str, Any],
+                requesters: tuple[str, ...] = ()) -> dict[str, Any]:
         """Queue ``match_id`` (its finished record ``doc``) unless it is already queued.
 
-        A new job for ``requester`` (a key naming who asks; empty: nobody in particular) is
-        refused with :class:`AlreadyPending` while another of theirs waits or runs, and with
+        A new job for ``requesters`` (keys naming who asks, such as ``user:7`` and
+        ``address:203.0.113.9``; none: nobody in particular) is refused with
+        :class:`AlreadyPending` while another job of any of those keys waits or runs, and with
         :class:`QueueFull` when ``max_queue`` matches do; joining a queued job never is."""
         old = self._jobs.get(match_id)
         if old is not None and old.state == "failed":
             del self._jobs[match_id]
         if match_id not in self._jobs:
-            if requester and requester in self._pending_of:
-                raise AlreadyPending(self._pending_of[requester])
+            for requester in requesters:
+                if requester in self._pending_of:
+                    raise AlreadyPending(self._pending_of[requester])
             if self.pending() >= self.max_queue:
                 raise QueueFull(match_id)
-            job = Job(match_id, doc, requester)
+            job = Job(match_id, doc, requesters)
             self._jobs[match_id] = job
             self._order.append(match_id)
-            if requester:
+            for requester in requesters:
                 self._pending_of[requester] = match_id
             self._queue.put_nowait(job)
             if self._task is None or self._task.done():
@@ -163,8 +165,9 @@ class AnalysisService:
             finally:
                 if job.match_id in self._order:
                     self._order.remove(job.match_id)
-                if self._pending_of.get(job.requester) == job.match_id:
-                    del self._pending_of[job.requester]
+                for requester in job.requesters:
+                    if self._pending_of.get(requester) == job.match_id:
+                        del self._pending_of[requester]
                 job.finished.set()
                 if job.state == "done":
                     self._jobs.pop(job.match_id, None)

@@ -20,22 +20,29 @@ import hashlib
 import logging
 import secrets
 from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from kva.games import get as get_game
+from kva.games import live_play_of
+from kva.games.live import winner_of
 from kva.rules import BadSettings, MatchSettings, parse_ascii_int
-from kva.service.accounts import REGISTERED, find_registered
-from kva.service.broker import Broker
+from kva.service.accounts.registration import REGISTERED, find_registered, is_registered
+from kva.service.cluster.broker import Broker
+from kva.service.errors import NotFound
+from kva.service.lobby.open_tables import Lobby, LobbyError
 from kva.service.play import LiveMatch, PlayService
 from kva.service.play.commit import end_reason
+from kva.settings.caps import DEFAULT_MAX_PENDING_TO_TARGET
+from kva.status import ChallengeStatus, MatchStatus
 from kva.storage import botapi as bot_store
 from kva.storage import repo
-from kva.storage.botapi import ACTIVE as ACTIVE  # the statuses of a match not over yet
 from kva.storage.botapi import ApiToken, BotAccount, Challenge
-from kva.storage.models import User, utcnow
+from kva.storage.models import MatchRow, User, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -49,9 +56,6 @@ TOKEN_REVOKED_TOPIC = "botapi:revoked"
 DEFAULT_MAX_MATCHES, MAX_MAX_MATCHES = 3, 20
 #: Pending challenges one player may have out at once.
 MAX_PENDING = 10
-#: Pending challenges one player (a bot, usually) may be sent at once, by default
-#: (``KVA_CHALLENGES_PER_TARGET``): many visitors must not bury a bot under challenges.
-DEFAULT_MAX_PENDING_TO_TARGET = 20
 #: A challenge nobody answered in this long has expired (status ``expired``).
 CHALLENGE_TTL = timedelta(minutes=10)
 #: Live tokens per bot.
@@ -118,6 +122,22 @@ async def matches_played(session: AsyncSession, user_id: int) -> int:
 async def active_matches(session: AsyncSession, user_id: int) -> int:
     """How many matches the user sits in that are not over."""
     return await bot_store.active_matches(session, user_id)
+
+
+async def bot_and_active(sessions: async_sessionmaker[AsyncSession], user_id: int
+                         ) -> tuple[BotAccount | None, int]:
+    """The bot row of ``user_id`` and how many matches it sits in that are not over (the
+    bot API's account answer), read in one session."""
+    async with sessions() as session:
+        return await bot_account(session, user_id), await active_matches(session, user_id)
+
+
+async def bot_and_played(sessions: async_sessionmaker[AsyncSession], user_id: int
+                         ) -> tuple[BotAccount | None, int]:
+    """The bot row of ``user_id`` and every match it sits in (its settings page), read in
+    one session."""
+    async with sessions() as session:
+        return await bot_account(session, user_id), await matches_played(session, user_id)
 
 
 async def make_bot(sessions: async_sessionmaker[AsyncSession], user: User,
@@ -253,7 +273,7 @@ async def token_is_live(sessions: async_sessionmaker[AsyncSession], hashed: str)
 def expired(row: Challenge) -> bool:
     """Whether a pending challenge has waited longer than :data:`CHALLENGE_TTL`."""
     created = row.created_at
-    if created is None or row.status != "pending":
+    if created is None or row.status != ChallengeStatus.PENDING:
         return False
     if created.tzinfo is None:  # SQLite gives naive UTC
         created = created.replace(tzinfo=UTC)
@@ -262,7 +282,7 @@ def expired(row: Challenge) -> bool:
 
 def challenge_json(row: Challenge, challenger: str, target: str,
                    bots: set[int]) -> dict[str, Any]:
-    return {"id": row.id, "status": "expired" if expired(row) else row.status,
+    return {"id": row.id, "status": ChallengeStatus.EXPIRED if expired(row) else row.status,
             "challenger": {"name": challenger, "bot": row.challenger_id in bots},
             "target": {"name": target, "bot": row.target_id in bots},
             "rules": {"target": row.target, "bazaar": row.bazaar}, "rated": row.rated,
@@ -364,7 +384,7 @@ class Challenges:
                 raise BotApiError("not_found", "no such challenge", 404)
             if row.target_id != user_id:
                 raise BotApiError("not_target", "only the challenged player accepts", 403)
-            if row.status != "pending":
+            if row.status != ChallengeStatus.PENDING:
                 raise BotApiError("not_pending", f"the challenge is {row.status}", 409)
             if expired(row):
                 raise BotApiError("expired", "the challenge waited too long; send a new one",
@@ -375,7 +395,7 @@ class Challenges:
                 if bot is not None and await active_matches(session, uid) >= bot.max_matches:
                     raise BotApiError("too_many_matches", f"{users[uid].nickname} plays "
                                       f"{bot.max_matches} matches at once already", 409)
-            if not await bot_store.answer_pending(session, row.id, "accepted"):
+            if not await bot_store.answer_pending(session, row.id, ChallengeStatus.ACCEPTED):
                 raise BotApiError("not_pending", "the challenge was answered meanwhile", 409)
             challenger, target = users[row.challenger_id], users[row.target_id]
             settings = (row.target, row.bazaar, row.rated)
@@ -389,12 +409,12 @@ class Challenges:
             raise
         async with self._sessions() as session, session.begin():
             await bot_store.set_challenge_match(session, row.id, match_id)
-        for seat, (me, other) in enumerate(((challenger, target), (target, challenger))):
-            await self._publish(me.id, {"type": "match_start", "match": {
-                "id": match_id, "challenge_id": row.id, "seat": seat,
-                "opponent": other.nickname, "rules": {"target": settings[0],
-                                                      "bazaar": settings[1]},
-                "rated": settings[2]}})
+        players = [{"name": challenger.nickname, "bot": None},
+                   {"name": target.nickname, "bot": None}]
+        for seat, me in enumerate((challenger, target)):
+            await self._publish(me.id, match_start(
+                match_id, row.id, seat, "georgian", players,
+                {"target": settings[0], "bazaar": settings[1]}, settings[2]))
         return match_id
 
     async def decline(self, challenge_id: str, user_id: int) -> None:
@@ -403,47 +423,103 @@ class Challenges:
             row = await bot_store.get_challenge(session, challenge_id[:24])
             if row is None or user_id not in (row.challenger_id, row.target_id):
                 raise BotApiError("not_found", "no such challenge", 404)
-            status = "declined" if user_id == row.target_id else "cancelled"
+            status = (ChallengeStatus.DECLINED if user_id == row.target_id
+                      else ChallengeStatus.CANCELLED)
             if not await bot_store.answer_pending(session, row.id, status):
                 raise BotApiError("not_pending", f"the challenge is {row.status}", 409)
-        other = row.challenger_id if status == "declined" else row.target_id
+        other = row.challenger_id if status == ChallengeStatus.DECLINED else row.target_id
         await self._publish(other, {"type": f"challenge_{status}",
                                     "challenge": {"id": row.id}})
 
     async def active_of(self, user_id: int) -> list[dict[str, Any]]:
         """``match_start`` events for every unfinished match of ``user_id`` (a stream that
-        (re)connects hears of them first)."""
+        (re)connects hears of them first), at any number of seats."""
         async with self._sessions() as session:
             rows = await bot_store.active_matches_of(session, user_id)
-            others = [r.seat1_user_id if r.seat0_user_id == user_id else r.seat0_user_id
-                      for r in rows]
-            names = {uid: u.nickname for uid, u in (await repo.users_by_id(
-                session, list({o for o in others if o is not None}))).items()}
-        return [{"type": "match_start", "match": {
-            "id": r.id, "challenge_id": None, "seat": 0 if r.seat0_user_id == user_id else 1,
-            "opponent": names.get(o) if o is not None else None,
-            "rules": {"target": r.target, "bazaar": r.bazaar}, "rated": r.rated}}
-            for r, o in zip(rows, others, strict=True)]
+            return await _start_events(session, rows, user_id)
+
+    async def join_table(self, lobby: Lobby, match_id: str, user_id: int) -> dict[str, Any]:
+        """A bot account takes the first free seat of the open table ``match_id`` (any game,
+        any number of seats), as a person does from the lobby; its ``match_start`` event,
+        also sent to its stream. Refused: ``not_found`` (404: no such open table),
+        ``too_many_matches`` (409: at its limit), ``taken`` (409: full or started)."""
+        async with self._sessions() as session:
+            user = await session.get(User, user_id)
+            bot = await bot_account(session, user_id)
+            if user is None:
+                raise BotApiError("not_found", "no such account", 404)
+            if bot is not None and await active_matches(session, user_id) >= bot.max_matches:
+                raise BotApiError("too_many_matches", f"{user.nickname} plays "
+                                  f"{bot.max_matches} matches at once already", 409)
+        try:
+            joined = await lobby.join(match_id, user, is_registered(user))
+        except NotFound:
+            raise BotApiError("not_found", "no such open table", 404) from None
+        except LobbyError as exc:
+            raise BotApiError(exc.code, str(exc),
+                              403 if exc.code == "rated_only" else 409) from None
+        async with self._sessions() as session:
+            row = await repo.get_match(session, joined)
+            if row is None:  # cancelled the moment it was taken
+                raise BotApiError("not_found", "no such open table", 404)
+            [event] = await _start_events(session, [row], user_id)
+        await self._publish(user_id, event)
+        return event
 
     def after_commit(self, live: LiveMatch) -> None:
         """A commit hook of the play service: tell each seated user's stream once that a
-        match is over (bots are told; nobody else listens)."""
-        if live.status != "finished" or live.id in self._announced or live.match is None:
+        match is over (bots are told; nobody else listens), or was aborted (reason ``abort``,
+        no winner)."""
+        if live.status != MatchStatus.FINISHED and not live.aborted or live.id in self._announced:
             return
         self._announced[live.id] = None
         while len(self._announced) > 5000:
             self._announced.popitem(last=False)
-        match = live.match
+        # Asked of the match's game: None when aborted (before the deal, or before both
+        # players moved, when every score is still 0).
+        outcome = live.game.match_result(live.match) if live.match is not None else None
+        scores = list(outcome.scores) if outcome is not None else [0] * len(live.seats)
         for seat, who in enumerate(live.seats):
             if who.user_id is None:
                 continue
             event = {"type": "match_over", "match": {
-                "id": live.id, "seat": seat, "winner": match.winner,
-                "reason": end_reason(live),
-                "score": list(match.scores)}}
+                "id": live.id, "seat": seat, "winner": winner_of(outcome),
+                "reason": end_reason(live), "score": scores}}
             self._play_task(who.user_id, event)
 
     def _play_task(self, user_id: int, event: dict[str, Any]) -> None:
         task = asyncio.get_running_loop().create_task(self._publish(user_id, event))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+async def _start_events(session: AsyncSession, rows: Sequence[MatchRow],
+                        user_id: int) -> list[dict[str, Any]]:
+    """The ``match_start`` event of ``user_id``'s seat in each of ``rows``."""
+    names = {uid: u.nickname for uid, u in (await repo.users_by_id(
+        session, list({u for r in rows for u in r.seated_users()}))).items()}
+    events = []
+    for r in rows:
+        game = get_game(r.game)
+        options = live_play_of(game).options_from_stored(r.target, r.bazaar, r.record)
+        players = [None if s.user_id is None and s.bot is None
+                   else {"name": names.get(s.user_id) if s.user_id is not None else None,
+                         "bot": s.bot} for s in r.seats]
+        events.append(match_start(r.id, None, r.seat_of_player(user_id), r.game, players,
+                                  game.options_to_dict(options), r.rated))
+    return events
+
+
+def match_start(match_id: str, challenge_id: str | None, seat: int, game: str,
+                players: Sequence[Mapping[str, Any] | None], rules: dict[str, Any],
+                rated: bool) -> dict[str, Any]:
+    """The ``match_start`` event of ``seat``: the match's game and its options (``rules``),
+    every seat's player in seat order (``{"name", "bot"}``: a user's nickname, or a kva bot's
+    level; None: a seat still free), and, at two seats, the other seat's nickname as
+    ``opponent`` (None for a kva bot)."""
+    other = players[1 - seat] if len(players) == 2 else None
+    return {"type": "match_start", "match": {
+        "id": match_id, "challenge_id": challenge_id, "game": game, "seat": seat,
+        "seats": len(players), "players": [dict(p) if p is not None else None for p in players],
+        "opponent": other["name"] if other is not None else None,
+        "rules": rules, "rated": rated}}

@@ -2,7 +2,7 @@
 
 Python 3.12 has this as ``asyncio.eager_task_factory``; kva runs on 3.11 too. The broker uses
 it to deliver a state to a socket from the task that committed the change
-(:class:`kva.service.broker.Subscription` with a handler): the send almost never waits (the
+(:class:`kva.service.cluster.broker.Subscription` with a handler): the send almost never waits (the
 transport takes the bytes), so no task is woken, no queue and no iterator are involved, and
 nothing is left behind per socket between two messages. A send that does wait (a client that
 stops reading fills its buffer) continues in a task of its own, so it never holds up the

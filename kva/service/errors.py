@@ -6,7 +6,7 @@ from typing import Literal
 
 ErrorCode = Literal[
     "bad_json", "unknown_type", "illegal", "not_your_turn", "stale", "too_big", "not_seated",
-    "over", "bad_seed", "revoked",
+    "over", "bad_seed", "revoked", "too_late_to_abort",
 ]
 
 

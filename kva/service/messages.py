@@ -12,16 +12,18 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 
+from kva.status import MatchStatus
+
 # ---------------------------------------------------------------------- client -> server
 
 #: Match socket: what a client may send (anything else is ``unknown_type``).
 MatchClientType = Literal[
-    "hello", "action", "resign", "ping",
+    "hello", "action", "resign", "abort", "ping",
     "rematch_offer", "rematch_accept", "rematch_decline", "rematch_withdraw",
     "claim_win", "seed",
 ]
 MATCH_CLIENT_TYPES: tuple[MatchClientType, ...] = (
-    "hello", "action", "resign", "ping",
+    "hello", "action", "resign", "abort", "ping",
     "rematch_offer", "rematch_accept", "rematch_decline", "rematch_withdraw",
     "claim_win", "seed",
 )
@@ -42,6 +44,13 @@ class ActionIn(TypedDict):
 
 class ResignIn(TypedDict):
     type: Literal["resign"]
+
+
+class AbortIn(TypedDict):
+    """Call the match off while it may be (kva.service.play.aborting); refused with
+    ``too_late_to_abort`` once both players have moved."""
+
+    type: Literal["abort"]
 
 
 class PingIn(TypedDict):
@@ -65,7 +74,7 @@ class SeedIn(TypedDict):
 
 
 MatchClientMessage: TypeAlias = (
-    HelloIn | ActionIn | ResignIn | PingIn | RematchIn | ClaimIn | SeedIn
+    HelloIn | ActionIn | ResignIn | AbortIn | PingIn | RematchIn | ClaimIn | SeedIn
 )
 
 
@@ -79,7 +88,6 @@ def client_type(msg: object) -> str | None:
 
 # ---------------------------------------------------------------------- server -> client
 
-MatchStatus = Literal["waiting", "active", "finished", "cancelled"]
 #: Error codes of the match socket (``rate_limited`` on every socket).
 ErrorCode = str
 
@@ -103,7 +111,8 @@ class FairJSON(TypedDict):
 
 class StateMessage(TypedDict):
     """The full per-viewer view after ``version``, with the event that made it (null for a
-    resync). ``view`` is ``kva.rules.view_json.view_to_json``; events are ``kva.service.events``.
+    resync). ``view`` is ``kva.rules.view_json.view_to_json``; events are
+    ``kva.service.play.events``.
     """
 
     type: Literal["state"]
@@ -134,10 +143,15 @@ RematchState = Literal["none", "offered", "declined", "withdrawn", "accepted"]
 
 
 class RematchMessage(TypedDict):
+    """Where a match's rematch stands. At a table of more than two seats ``by`` is the first
+    seat that agreed and ``agreed`` every seat that did (a match of two seats has no
+    ``agreed``: its one offer is ``by``'s)."""
+
     type: Literal["rematch"]
     state: RematchState
     by: int | None
     match_id: str | None
+    agreed: NotRequired[list[int]]
 
 
 class PresenceMessage(TypedDict):
@@ -151,8 +165,13 @@ class PresenceMessage(TypedDict):
 
 
 class RatingChange(TypedDict):
+    """One seat's rating through a rated match, with the deviation (RD) it had before: a
+    ``provisional`` rating (RD above 110) moves a lot, and the result page says why."""
+
     before: int
     after: int
+    rd: int
+    provisional: bool
 
 
 class RatingsMessage(TypedDict):
@@ -160,13 +179,51 @@ class RatingsMessage(TypedDict):
     ratings: list[RatingChange]
 
 
+class KozelRatingChange(TypedDict):
+    """One seat's Kozel rating through a rated Kozel match: a running total, so the change
+    (kozel.md, Rating) is what the table shows, with the totals around it."""
+
+    seat: int
+    before: int
+    after: int
+    change: int
+
+
+class KozelRatingsMessage(TypedDict):
+    """The Kozel rating changes of a rated Kozel match, one entry per seat in seat order."""
+
+    type: Literal["ratings"]
+    ratings: list[KozelRatingChange]
+
+
+class SpectatorsMessage(TypedDict):
+    """How many spectators watch the match now (every process's sockets together)."""
+
+    type: Literal["spectators"]
+    count: int
+
+
 MatchServerMessage: TypeAlias = (
     StateMessage | ErrorMessage | PongMessage | RematchMessage | PresenceMessage | RatingsMessage
+    | KozelRatingsMessage | SpectatorsMessage
 )
 
 
+class LobbySeat(TypedDict):
+    """One seat of an open table as one viewer sees it."""
+
+    taken: bool
+    #: The nickname of the player sitting there (None: a bot, or nobody yet).
+    name: str | None
+    #: The level of the bot sitting there (None: a player, or nobody yet).
+    bot: str | None
+    #: Whether the viewer sits there.
+    you: bool
+
+
 class LobbyTable(TypedDict):
-    """One open table as one viewer sees it (``kva.service.lobby.OpenTable.for_viewer``)."""
+    """One open table as one viewer sees it
+    (``kva.service.lobby.open_tables.OpenTable.for_viewer``)."""
 
     id: str
     creator: str
@@ -182,6 +239,13 @@ class LobbyTable(TypedDict):
     stake: int
     #: The clock preset (``none``: no clock).
     clock: str
+    #: The game (``georgian``, ``kozel``) and its options (Kozel: ``fish``, ``pairs``).
+    game: str
+    options: dict[str, Any]
+    #: Whether the viewer sits at this table (its creator, or a joiner).
+    seated: bool
+    #: Each seat in turn order, taken or free.
+    seats: list[LobbySeat]
 
 
 class LobbyMessage(TypedDict):
@@ -235,6 +299,16 @@ class PresenceNote(TypedDict):
     at: float
 
 
+class SpectatorsNote(TypedDict):
+    """A process's own count of a match's spectator sockets changed (``origin``: that
+    process)."""
+
+    origin: str
+    count: int
+    #: A process that has just started watching asks the others to say their counts again.
+    ask: NotRequired[str]
+
+
 class MatchTopicMessage(TypedDict, total=False):
     """What is published on a match's topic: new states by viewer key (``"0"``, ``"1"``,
     ``"s"``), and/or a presence note, and/or a message for every viewer.
@@ -247,11 +321,13 @@ class MatchTopicMessage(TypedDict, total=False):
     status: MatchStatus
     states: dict[str, str]
     presence: PresenceNote
+    spectators: SpectatorsNote
     broadcast: RematchMessage | PresenceMessage
 
 
 class RevokedNote(TypedDict):
-    """Sessions revoked (:mod:`kva.service.sessions`): by the SHA-256 of their token, or every
+    """Sessions revoked (:mod:`kva.service.accounts.sessions`): by the SHA-256 of their token, or
+    every
     session of ``user_id``. Every process closes the matching sockets."""
 
     token_hashes: list[str]

@@ -9,7 +9,9 @@ What is counted (defaults in :data:`DEFAULTS`, settings in docs/configuration.md
 * every *failed* login, per (nickname, IP address): a short window that slows a guesser down
   without locking the real owner out, who logs in from another address;
 * every *failed* login, per nickname whatever the address, far higher: a guesser spread over
-  many addresses still meets a ceiling;
+  many addresses still meets a ceiling (a known device of the account is exempt);
+* every *successful* login, per account (nickname), whatever the address or device: an
+  account's own password, looped from many addresses, cannot keep the Argon2 lane busy;
 * every registration, per client IP address (accounts are not free to mass-produce);
 * every table-password attempt, per client, and every wrong one per table: the table's
   ceiling refuses only the clients that guessed wrong on it;
@@ -23,7 +25,7 @@ What is counted (defaults in :data:`DEFAULTS`, settings in docs/configuration.md
 Failed logins also mark their client and their nickname as *suspect* for
 ``suspect_minutes`` (``KVA_LOGIN_SUSPECT_MINUTES``), and logins refused unchecked their
 client: :meth:`AuthRateLimiter.login_suspect`
-sends such a login to the small suspect Argon2 lane (:mod:`kva.service.passwords`) instead
+sends such a login to the small suspect Argon2 lane (:mod:`kva.service.accounts.passwords`) instead
 of the one honest logins are checked on. That is not a refusal, only a place in line.
 
 A refused attempt is refused before any password is hashed or checked, so the limit also
@@ -36,46 +38,20 @@ import time
 from dataclasses import dataclass
 from typing import cast
 
-from limits import RateLimitItem, RateLimitItemPerMinute, parse_many
+from limits import RateLimitItemPerMinute
 from limits.aio.storage import Storage as AsyncStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 from limits.storage import storage_from_string
 
-#: Default limits, in the ``limits`` notation ("5/minute;20/hour": both apply).
-DEFAULTS: dict[str, str] = {
-    "login_ip": "30/minute;300/hour",
-    "login_nickname_ip": "5/minute;20/hour",
-    "login_nickname": "100/hour;500/day",
-    "register_ip": "10/minute;50/hour",
-    "table_password_ip": "10/minute;60/hour",
-    "table_password_table": "10/minute;50/hour",
-    "table_create_ip": "10/minute;60/hour",
-    "bot_match_create_ip": "20/minute;120/hour",
-    "guest_create_ip": "30/minute;300/hour",
-    "analysis_ip": "10/minute;60/hour",
-    "challenge_ip": "10/minute;60/hour",
-}
+from kva.settings.ratelimits import DEFAULTS, SUSPECT_MINUTES, parse_limits
 
 #: The storage namespace of wrong table passwords per (table, client).
 _TABLE_CLIENT = "table_password_table_client"
 #: The storage namespace of recent failed logins per client and per nickname (suspects).
 _SUSPECT = "login_suspect"
-#: Minutes a failed login marks its client and nickname suspect (KVA_LOGIN_SUSPECT_MINUTES).
-SUSPECT_MINUTES = 15
 #: Failures remembered per client or nickname within those minutes: more than the per-address
 #: limits let through, so the window only empties once the failures stop.
 _SUSPECT_KEPT = 1000
-
-
-def parse_limits(name: str, text: str) -> list[RateLimitItem]:
-    """The limits in ``text`` (``"5/minute;20/hour"``); ValueError naming ``name`` if bad."""
-    try:
-        items = parse_many(text)
-    except ValueError:
-        items = []
-    if not items:
-        raise ValueError(f"{name} must look like '5/minute;20/hour', not {text!r}")
-    return list(items)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,10 +106,12 @@ class AuthRateLimiter:
         """Count one login attempt from ``ip``; the refusal if it must not be tried now.
 
         A ``known_device`` (the account signed in from this browser before) is exempt from
-        the per-nickname ceiling, so guessers spread over many addresses cannot lock the owner
-        out; it still meets the per-address and per-(nickname, address) limits."""
+        the per-nickname ceiling on failures, so guessers spread over many addresses cannot
+        lock the owner out; it still meets the per-address and per-(nickname, address) limits
+        and the account's ceiling on successful logins."""
         refusal = (await self._blocked("login_ip", ip)
-                   or await self._blocked("login_nickname_ip", f"{nickname_key}|{ip}"))
+                   or await self._blocked("login_nickname_ip", f"{nickname_key}|{ip}")
+                   or await self._blocked("login_account", nickname_key))
         if refusal is None and not known_device:
             refusal = await self._blocked("login_nickname", nickname_key)
         if refusal is None:
@@ -147,6 +125,10 @@ class AuthRateLimiter:
         await self._hit("login_nickname", nickname_key)
         await self._mark_suspect(f"ip|{ip}", f"nickname|{nickname_key}")
 
+    async def login_succeeded(self, nickname_key: str) -> None:
+        """Count a successful login to the account ``nickname_key`` (from anywhere)."""
+        await self._hit("login_account", nickname_key)
+
     async def login_refused(self, ip: str) -> None:
         """Mark ``ip`` suspect for a login refused unchecked (the lanes full, or one of its
         logins still being checked), so a guesser cannot retry its way onto the trusted lane.
@@ -158,12 +140,19 @@ class AuthRateLimiter:
             for key in keys:
                 await self._limiter.hit(self._suspect, _SUSPECT, key)
 
-    async def login_suspect(self, ip: str, nickname_key: str) -> bool:
+    async def login_suspect(self, ip: str, nickname_key: str,
+                            known_device: bool = False) -> bool:
         """Whether a login from ``ip`` for ``nickname_key`` is suspect: either of them failed
-        a login within the last ``suspect_minutes`` (counts nothing)."""
+        a login within the last ``suspect_minutes`` (counts nothing).
+
+        A ``known_device`` of the account lifts the nickname's mark (guessers at the owner's
+        nickname do not send the owner to their lane), never the address's: a device cookie
+        copied to many addresses is no way back onto the honest lane for an address that
+        failed or was refused."""
         if self._suspect is None:
             return False
-        for key in (f"ip|{ip}", f"nickname|{nickname_key}"):
+        keys = [f"ip|{ip}"] + ([] if known_device else [f"nickname|{nickname_key}"])
+        for key in keys:
             stats = await self._limiter.get_window_stats(self._suspect, _SUSPECT, key)
             if stats.remaining < self._suspect.amount:
                 return True

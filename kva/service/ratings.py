@@ -25,10 +25,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from kva.ratings import Rating, is_provisional, rate_match, update
+from kva.service.messages import RatingChange as RatingChangeMessage
 from kva.service.messages import RatingsMessage
+from kva.status import EndReason, MatchStatus
 from kva.storage import ratings_repo
 from kva.storage.addresses import session_addresses
 from kva.storage.community import RatingHistory
@@ -88,11 +90,10 @@ class RatingChange:
 
 async def is_rated_pairing(session: AsyncSession, row: MatchRow) -> bool:
     """Whether ``row`` counts for ratings: created rated, and two registered players."""
-    if not row.rated or row.seat0_user_id is None or row.seat1_user_id is None:
+    people = row.people()
+    if not row.rated or people is None:
         return False
-    if row.seat0_bot is not None or row.seat1_bot is not None:
-        return False
-    users = [await user_row(session, uid) for uid in (row.seat0_user_id, row.seat1_user_id)]
+    users = [await user_row(session, uid) for uid in people]
     return all(is_registered(u) for u in users)
 
 
@@ -111,12 +112,13 @@ async def rate_finished_match(
     # of this transaction, the row is the one coins.finish_match reads next (no second SELECT
     # of the whole row in the commit that finishes every match).
     session.info["kva.finished_match"] = row
-    if row is None or row.status != "finished" or not await is_rated_pairing(session, row):
+    if (row is None or row.status != MatchStatus.FINISHED
+            or not await is_rated_pairing(session, row)):
         return []
-    assert row.seat0_user_id is not None and row.seat1_user_id is not None
+    ids = row.people()
+    assert ids is not None  # a rated pairing: two people
     if await ratings_repo.is_rated(session, match_id):
         return []
-    ids = (row.seat0_user_id, row.seat1_user_id)
     # Both rows locked in id order, so two matches of the same player finishing at once are
     # rated one after the other.
     locked = await ratings_repo.locked_users(session, ids)
@@ -149,7 +151,7 @@ async def _log_suspicious(session: AsyncSession, row: MatchRow, users: list[User
     addresses = await session_addresses(session, [u.id for u in users])
     shared = sorted(addresses[users[0].id] & addresses[users[1].id])
     moves = _moves(row.record)
-    quick_resign = row.end_reason == "resign" and moves <= QUICK_RESIGN_MOVES
+    quick_resign = row.end_reason == EndReason.RESIGN and moves <= QUICK_RESIGN_MOVES
     if not shared and not quick_resign:
         return
     delta = ", ".join(f"{u.nickname} {c.before.rating:.0f}->{c.after.rating:.0f}"
@@ -196,19 +198,24 @@ async def rating_history(session: AsyncSession, user_id: int) -> list[RatingHist
     return await ratings_repo.history_of(session, user_id)
 
 
-async def match_ratings_message(
-    sessions: async_sessionmaker[AsyncSession], match_id: str
-) -> RatingsMessage | None:
-    """``{"type": "ratings", "ratings": [{"before", "after"}, ...by seat]}`` for a rated match
-    that has been rated (what a page reloaded after the end shows), else None."""
-    async with sessions() as session:
-        row = await match_row(session, match_id)
-        if row is None or row.seat0_user_id is None or row.seat1_user_id is None:
-            return None
-        seats = (row.seat0_user_id, row.seat1_user_id)
-        found = await ratings_repo.match_changes(session, match_id, seats)
+def change_message(before: Rating, after: Rating) -> RatingChangeMessage:
+    """One seat's entry of a ``ratings`` message: the rating before and after, the RD before,
+    and whether that rating was provisional (why the change may be large)."""
+    return {"before": round(before.rating), "after": round(after.rating),
+            "rd": round(before.rd), "provisional": is_provisional(before)}
+
+
+async def glicko2_ratings_message(session: AsyncSession, row: MatchRow) -> RatingsMessage | None:
+    """``{"type": "ratings", "ratings": [change_message, ...by seat]}`` for the Glicko-2 rated
+    match ``row`` once it has been rated (what a page reloaded after the end shows), else None
+    (:func:`kva.service.finish.match_ratings_message` picks it by the match's game)."""
+    seats = row.people()
+    if seats is None:
+        return None
+    found = await ratings_repo.match_changes(session, row.id, seats)
     if len(found) != 2:
         return None
     return {"type": "ratings", "ratings": [
-        {"before": round(found[uid].rating_before), "after": round(found[uid].rating_after)}
+        change_message(Rating(found[uid].rating_before, found[uid].rd_before),
+                       Rating(found[uid].rating_after, found[uid].rd_after))
         for uid in seats]}

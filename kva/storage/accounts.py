@@ -1,7 +1,8 @@
 """The statements on ``users`` that accounts make: finding a player by nickname or nickname
 key, a guest becoming a registered player, and a player's stored preferences.
 
-How nicknames are compared (their keys) is :mod:`kva.service.accounts`' business; only the
+How nicknames are compared (their keys) is :mod:`kva.service.accounts.registration`' business; only
+the
 keys come here. Every function leaves committing to the caller.
 """
 
@@ -59,3 +60,8 @@ async def reloaded_user(session: AsyncSession, user_id: int) -> User | None:
 async def set_preferences(session: AsyncSession, user_id: int, stored: str) -> None:
     """Store ``stored`` (compact JSON) as the preferences of ``user_id``."""
     await session.execute(update(User).where(User.id == user_id).values(preferences=stored))
+
+
+async def set_locale(session: AsyncSession, user_id: int, locale: str) -> None:
+    """Store ``locale`` as the language of ``user_id``'s account."""
+    await session.execute(update(User).where(User.id == user_id).values(locale=locale))

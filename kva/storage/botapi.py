@@ -14,24 +14,21 @@ from typing import Any
 
 from sqlalchemy import (
     Boolean,
-    ColumnElement,
     CursorResult,
     DateTime,
     ForeignKey,
     Integer,
     String,
     func,
-    or_,
     select,
     update,
 )
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 
+from kva.status import OPEN_STATUSES, ChallengeStatus, MatchStatus
 from kva.storage.models import Base, MatchRow, User, utcnow
-
-#: The statuses of a match that is not over (a table waiting, or a match being played).
-ACTIVE = ("waiting", "active")
+from kva.storage.seats import seated
 
 
 class BotAccount(Base):
@@ -74,7 +71,7 @@ class Challenge(Base):
     target: Mapped[int] = mapped_column(Integer, nullable=False)
     bazaar: Mapped[str] = mapped_column(String(16), nullable=False)
     rated: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
-    status: Mapped[str] = mapped_column(String(16), nullable=False, default="pending")
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default=ChallengeStatus.PENDING)
     match_id: Mapped[str | None] = mapped_column(String(24), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
@@ -112,30 +109,26 @@ async def bots_by_rating(session: AsyncSession, limit: int) -> list[tuple[User, 
 
 
 # ---------------------------------------------------------------------- their matches
-def _seated(user_id: int) -> ColumnElement[bool]:
-    return or_(MatchRow.seat0_user_id == user_id, MatchRow.seat1_user_id == user_id)
-
-
 async def matches_played(session: AsyncSession, user_id: int) -> int:
     """Every match the user sits in (any status but a cancelled table)."""
     count = await session.scalar(
         select(func.count()).select_from(MatchRow)
-        .where(_seated(user_id), MatchRow.status != "cancelled"))
+        .where(seated(user_id), MatchRow.status != MatchStatus.CANCELLED))
     return int(count or 0)
 
 
 async def active_matches(session: AsyncSession, user_id: int) -> int:
-    """How many matches the user sits in that are not over (:data:`ACTIVE`)."""
+    """How many matches the user sits in that are not over (:data:`~kva.status.OPEN_STATUSES`)."""
     count = await session.scalar(
         select(func.count()).select_from(MatchRow)
-        .where(_seated(user_id), MatchRow.status.in_(ACTIVE)))
+        .where(seated(user_id), MatchRow.status.in_(OPEN_STATUSES)))
     return int(count or 0)
 
 
 async def active_matches_of(session: AsyncSession, user_id: int) -> list[MatchRow]:
     """The matches the user sits in that are not over, the oldest first."""
     return list(await session.scalars(
-        select(MatchRow).where(_seated(user_id), MatchRow.status.in_(ACTIVE))
+        select(MatchRow).where(seated(user_id), MatchRow.status.in_(OPEN_STATUSES))
         .order_by(MatchRow.created_at)))
 
 
@@ -200,7 +193,7 @@ async def pending_from(session: AsyncSession, challenger_id: int) -> list[Challe
     """The challenges ``challenger_id`` sent that are still ``pending`` (expired or not)."""
     return list(await session.scalars(
         select(Challenge).where(Challenge.challenger_id == challenger_id,
-                                Challenge.status == "pending")))
+                                Challenge.status == ChallengeStatus.PENDING)))
 
 
 async def pending_to(session: AsyncSession, target_id: int,
@@ -208,7 +201,7 @@ async def pending_to(session: AsyncSession, target_id: int,
     """The challenges sent to ``target_id`` that are still ``pending`` (expired or not);
     with ``oldest_first``, in the order they were sent."""
     query = select(Challenge).where(Challenge.target_id == target_id,
-                                    Challenge.status == "pending")
+                                    Challenge.status == ChallengeStatus.PENDING)
     if oldest_first:
         query = query.order_by(Challenge.created_at)
     return list(await session.scalars(query))
@@ -218,18 +211,20 @@ async def add_challenge(session: AsyncSession, challenge_id: str, challenger_id:
                         target_id: int, *, target: int, bazaar: str, rated: bool) -> Challenge:
     """Write a new ``pending`` challenge (flushed: it exists in the caller's transaction)."""
     row = Challenge(id=challenge_id, challenger_id=challenger_id, target_id=target_id,
-                    target=target, bazaar=bazaar, rated=rated, status="pending",
+                    target=target, bazaar=bazaar, rated=rated, status=ChallengeStatus.PENDING,
                     created_at=utcnow())
     session.add(row)
     await session.flush()
     return row
 
 
-async def answer_pending(session: AsyncSession, challenge_id: str, status: str) -> bool:
+async def answer_pending(session: AsyncSession, challenge_id: str,
+                         status: ChallengeStatus) -> bool:
     """Move the challenge from ``pending`` to ``status``, guarded: whether it was pending
     (two answers racing: one wins)."""
     result: CursorResult[Any] = await session.execute(  # type: ignore[assignment]
-        update(Challenge).where(Challenge.id == challenge_id, Challenge.status == "pending")
+        update(Challenge).where(Challenge.id == challenge_id,
+                                Challenge.status == ChallengeStatus.PENDING)
         .values(status=status))
     return bool(result.rowcount)
 
@@ -237,7 +232,7 @@ async def answer_pending(session: AsyncSession, challenge_id: str, status: str) 
 async def set_challenge_failed(session: AsyncSession, challenge_id: str) -> None:
     """Mark the challenge ``failed`` (its match could not be created)."""
     await session.execute(update(Challenge).where(Challenge.id == challenge_id)
-                          .values(status="failed"))
+                          .values(status=ChallengeStatus.FAILED))
 
 
 async def set_challenge_match(session: AsyncSession, challenge_id: str, match_id: str) -> None:

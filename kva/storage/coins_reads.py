@@ -9,8 +9,9 @@ from typing import Any
 from sqlalchemy import Row, case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from kva.status import MatchStatus
 from kva.storage.ledger import CoinAccount, CoinEntry
-from kva.storage.models import MatchRow, User
+from kva.storage.models import MatchRow, MatchSeat, User
 
 
 async def wallet_lines(session: AsyncSession, wallet_id: int, page: int, per_page: int
@@ -39,12 +40,10 @@ async def opponents(session: AsyncSession, user_id: int,
     between two registered players)."""
     if not match_ids:
         return {}
-    other = case((MatchRow.seat0_user_id == user_id, MatchRow.seat1_user_id),
-                 else_=MatchRow.seat0_user_id)
     rows = await session.execute(
-        select(MatchRow.id, User.nickname)
-        .join(User, User.id == other)
-        .where(MatchRow.id.in_(match_ids)))
+        select(MatchSeat.match_id, User.nickname)
+        .join(User, User.id == MatchSeat.user_id)
+        .where(MatchSeat.match_id.in_(match_ids), MatchSeat.user_id != user_id))
     return {match_id: nickname for match_id, nickname in rows}
 
 
@@ -78,7 +77,7 @@ async def coin_matches(session: AsyncSession, also: Collection[str]) -> list[Mat
 async def finished_coin_matches(session: AsyncSession) -> list[MatchRow]:
     """Every finished match that was played for a stake."""
     return list(await session.scalars(select(MatchRow).where(
-        MatchRow.stake != 0, MatchRow.status == "finished")))
+        MatchRow.stake != 0, MatchRow.status == MatchStatus.FINISHED)))
 
 
 async def nicknames(session: AsyncSession, ids: Collection[int]) -> dict[int, str]:

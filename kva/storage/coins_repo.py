@@ -1,5 +1,5 @@
 """The Domino Coin ledger's accounts and movements (:mod:`kva.storage.ledger`), for the coin
-service (:mod:`kva.service.coins`), which decides what moves and when.
+service (:mod:`kva.service.coins.wallets`), which decides what moves and when.
 
 Every function works in the caller's transaction and leaves committing to it. Those that lock
 say so: rows are locked in one order (issuing, then escrow, then wallets by id), with
@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 
 from kva.storage.ledger import ESCROW, ISSUING, STAKE, WALLET, CoinAccount, CoinEntry
-from kva.storage.models import MatchRow, User, utcnow
+from kva.storage.models import MatchRow, MatchSeat, User, people_of, utcnow
 
 
 async def issuing_account(session: AsyncSession, *, lock: bool) -> CoinAccount:
@@ -90,18 +90,27 @@ class MatchSeats(NamedTuple):
     """A match's stake and who sits in it."""
 
     stake: int
-    seat0_user_id: int | None
-    seat1_user_id: int | None
-    seat0_bot: str | None
-    seat1_bot: str | None
+    #: The user of each seat, in seat order (None: a bot, or nobody yet).
+    users: tuple[int | None, ...]
+    #: The bot of each seat, in seat order (None: a person, or nobody yet).
+    bots: tuple[str | None, ...]
+
+    def people(self) -> list[int] | None:
+        """The user of each seat when every seat holds a person (a coin match's players);
+        None when a bot sits in one, or one is still empty."""
+        return people_of(zip(self.users, self.bots, strict=True))
 
 
 async def match_seats(session: AsyncSession, match_id: str) -> MatchSeats | None:
-    """A match's stake and seats, read now; None: no such match."""
-    found = (await session.execute(
-        select(MatchRow.stake, MatchRow.seat0_user_id, MatchRow.seat1_user_id,
-               MatchRow.seat0_bot, MatchRow.seat1_bot).where(MatchRow.id == match_id))).first()
-    return None if found is None else MatchSeats(*found)
+    """A match's stake and seats, read now (one SELECT); None: no such match."""
+    rows = (await session.execute(
+        select(MatchRow.stake, MatchSeat.user_id, MatchSeat.bot)
+        .join(MatchSeat, MatchSeat.match_id == MatchRow.id)
+        .where(MatchRow.id == match_id).order_by(MatchSeat.seat))).all()
+    if not rows:
+        return None
+    return MatchSeats(int(rows[0].stake), tuple(r.user_id for r in rows),
+                      tuple(r.bot for r in rows))
 
 
 async def users_by_id(session: AsyncSession, ids: Sequence[int]) -> dict[int, User]:
@@ -157,3 +166,17 @@ async def locked_payout_accounts(
     escrow = next((a for a in locked if a.match_id == match_id), None)
     wallet = next((a for a in locked if a.user_id == winner_id), None)
     return escrow, wallet
+
+
+async def locked_refund_accounts(
+    session: AsyncSession, match_id: str, user_ids: Sequence[int]
+) -> tuple[CoinAccount | None, dict[int, CoinAccount]]:
+    """The escrow of ``match_id`` and the wallets of ``user_ids`` (by user id), locked in
+    account order in one statement, as stored now (the escrow None if there is none)."""
+    locked = list(await session.scalars(
+        select(CoinAccount).where((CoinAccount.match_id == match_id)
+                                  | CoinAccount.user_id.in_(user_ids))
+        .order_by(CoinAccount.id).with_for_update()
+        .execution_options(populate_existing=True)))
+    escrow = next((a for a in locked if a.match_id == match_id), None)
+    return escrow, {int(a.user_id): a for a in locked if a.user_id is not None}

@@ -1,15 +1,15 @@
-"""The async engine and session factory, with the SQLite settings a game server wants, and
-the journal writer of each engine, chosen when the engine is created."""
+"""The database as the platform uses it: one :class:`Database` owns the async engine (with the
+SQLite settings a game server wants), the session factory and the journal writer, chosen when
+it is made. The composition root (:mod:`kva.platform`) makes one and hands it, or what it
+gives out, to everything that needs the database."""
 
 from __future__ import annotations
 
-import weakref
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import (
 )
 from sqlalchemy.pool import AsyncAdaptedQueuePool
 
+from kva.settings.caps import PG_POOL_SIZE, EngineOptions
 from kva.storage.journal_writer import JournalWriter, choose_writer
 
 
@@ -28,32 +29,8 @@ def ensure_sqlite_dir(url: str) -> None:
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
 
 
-#: PostgreSQL connections one process keeps in its pool (``KVA_DB_POOL_SIZE``): open all the
-#: time (no overflow connections opened and closed under load), none pinged at checkout (a
-#: connection the server dropped fails one transaction and is replaced), recycled after half an
-#: hour. The journal's appends have up to four more of their own (kva.storage.pg_direct), so a
-#: process holds at most 20 connections to the server, as it did when the pool had 20.
-PG_POOL_SIZE = 16
-
-
-@dataclass(frozen=True, slots=True)
-class EngineOptions:
-    """What the configuration changes about an engine (:meth:`kva.config.Settings.
-    engine_options`); the defaults are production's."""
-
-    #: PostgreSQL's pool size (``KVA_DB_POOL_SIZE``).
-    pool_size: int = PG_POOL_SIZE
-    #: Journal appends on the loop's own SQLite connection (``KVA_SQLITE_DIRECT_APPEND``).
-    sqlite_direct_append: bool = True
-    #: Journal appends on asyncpg connections of their own (``KVA_PG_DIRECT_APPEND``).
-    pg_direct_append: bool = True
-
-
 #: The options of an engine made without any.
 DEFAULT_OPTIONS = EngineOptions()
-
-#: Per engine: the writer of its journal appends (:func:`journal_writer_of`).
-_WRITERS: weakref.WeakKeyDictionary[Engine, JournalWriter] = weakref.WeakKeyDictionary()
 
 
 def pool_options(url: str, pg_pool_size: int = PG_POOL_SIZE) -> dict[str, Any]:
@@ -79,16 +56,12 @@ def pool_options(url: str, pg_pool_size: int = PG_POOL_SIZE) -> dict[str, Any]:
 
 
 def create_engine(url: str, options: EngineOptions = DEFAULT_OPTIONS) -> AsyncEngine:
-    """An async engine for ``url`` with the pool of :func:`pool_options` and its journal
-    writer (:func:`journal_writer_of`), as ``options`` say. SQLite gets WAL (readers never
-    block the writer, and a commit survives a killed process) and a busy timeout, so two
-    processes can share a file."""
+    """An async engine for ``url`` with the pool of :func:`pool_options`, as ``options`` say.
+    SQLite gets WAL (readers never block the writer, and a commit survives a killed process)
+    and a busy timeout, so two processes can share a file."""
     ensure_sqlite_dir(url)
     is_sqlite = make_url(url).get_backend_name() == "sqlite"
     engine = create_async_engine(url, **pool_options(url, options.pool_size))
-    _WRITERS[engine.sync_engine] = choose_writer(
-        engine, sqlite_direct_append=options.sqlite_direct_append,
-        pg_direct_append=options.pg_direct_append)
     if is_sqlite:
 
         @event.listens_for(engine.sync_engine, "connect")
@@ -102,15 +75,26 @@ def create_engine(url: str, options: EngineOptions = DEFAULT_OPTIONS) -> AsyncEn
     return engine
 
 
-def journal_writer_of(engine: AsyncEngine) -> JournalWriter:
-    """The writer of ``engine``'s journal appends, chosen when :func:`create_engine` made it
-    (for an engine made otherwise, chosen now with the default options and kept)."""
-    writer = _WRITERS.get(engine.sync_engine)
-    if writer is None:
-        writer = _WRITERS[engine.sync_engine] = choose_writer(engine)
-    return writer
-
-
 def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     """Sessions that keep loaded objects usable after commit."""
     return async_sessionmaker(engine, expire_on_commit=False)
+
+
+class Database:
+    """One database and everything that talks to it: the engine, the session factory every
+    repository call gets its session from, and the writer of the match journal's appends
+    (:mod:`kva.storage.journal_writer`, chosen once from the driver and ``options``; it owns
+    the direct connections its path keeps). Disposing the database closes them all."""
+
+    __slots__ = ("engine", "sessions", "journal")
+
+    def __init__(self, url: str, options: EngineOptions = DEFAULT_OPTIONS) -> None:
+        self.engine: AsyncEngine = create_engine(url, options)
+        self.sessions: async_sessionmaker[AsyncSession] = session_factory(self.engine)
+        self.journal: JournalWriter = choose_writer(
+            self.engine, sqlite_direct_append=options.sqlite_direct_append,
+            pg_direct_append=options.pg_direct_append)
+
+    async def dispose(self) -> None:
+        """Close the pool and the journal writer's own connections."""
+        await self.engine.dispose()

@@ -1,5 +1,10 @@
 """The journal of a match in progress: each committed change as one small appended row.
 
+A game whose moves are journaled (:attr:`kva.games.LivePlay.journaled`: the Georgian game)
+makes each change (:meth:`kva.games.LivePlay.change`; the Georgian one is
+:func:`kva.games.georgian_live.change_of`); any other game's match is stored as a whole
+record at every change, so its journal holds only the ``checkpoint`` rows that guard them.
+
 Rewriting the whole ``georgian-domino/1`` record at every commit would write 13 KB an action by
 the end of a match to 175. So ``matches.record`` is a checkpoint, written when the match is
 created, when its second player sits down (the deal), when a waiting table is cancelled and
@@ -14,8 +19,9 @@ compact JSON:
   ``deadline``: :meth:`kva.service.play.clock.Clock.state`), which replaces those keys of
   the record's ``meta.clock``.
 
-:func:`assemble` applies rows to a checkpoint and gives the record as
-:func:`kva.rules.write_record` would have written it at that version (a test plays whole
+:func:`assemble` applies rows to a checkpoint (each change's moves, results and deals by the
+match's game, :func:`kva.games.georgian_live.apply_change` for the Georgian one) and gives the
+record as :func:`kva.rules.write_record` would have written it at that version (a test plays whole
 matches through the service and compares), so reading, resuming and verifying are unchanged.
 """
 
@@ -23,26 +29,8 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
-
-from kva.rules import Match, hand_head_record, hand_result_record, move_to_record
-
-
-def change_of(match: Match, hand_index: int | None) -> dict[str, Any]:
-    """The change just made to ``match``: the move applied in hand ``hand_index`` (None: no
-    move, a forfeit of the current hand), with the result, score and next deal it led to."""
-    played = match.hands[-1 if hand_index is None else hand_index]
-    change: dict[str, Any] = {}
-    if hand_index is not None:
-        change["m"] = move_to_record(played.state.log[-1])
-    result = hand_result_record(played)
-    if result is not None and played.score_after is not None:
-        change["r"] = result
-        change["s"] = list(played.score_after)
-    if hand_index is not None and len(match.hands) > hand_index + 1:
-        change["h"] = hand_head_record(match.hands[-1])
-    return change
 
 
 def encode(change: dict[str, Any]) -> str:
@@ -50,25 +38,23 @@ def encode(change: dict[str, Any]) -> str:
     return json.dumps(change, ensure_ascii=False, separators=(",", ":"))
 
 
-def assemble(checkpoint: dict[str, Any], changes: Iterable[str]) -> dict[str, Any]:
+#: Applies one parsed change to a record in place: the game's own part of a journal
+#: (:meth:`kva.games.LivePlay.apply_change`).
+ChangeApplier = Callable[[dict[str, Any], dict[str, Any]], None]
+
+
+def assemble(
+    checkpoint: dict[str, Any], changes: Iterable[str], apply_change: ChangeApplier,
+) -> dict[str, Any]:
     """The record: ``checkpoint`` (left untouched) with the stored ``changes`` applied in
-    order. Raises ValueError for a change that does not fit (a checkpoint with no hand)."""
+    order, each by the match's game (``apply_change``) and then its clock state (``c``) here.
+    Raises ValueError for a change that does not fit (the game's words say why)."""
     record = copy.deepcopy(checkpoint)
-    hands: list[dict[str, Any]] = record["hands"]
     for text in changes:
         change = json.loads(text)
         if not isinstance(change, dict):
             raise ValueError("a journal change must be an object")
-        if not hands and any(k in change for k in ("m", "r")):
-            raise ValueError("a journal change with no hand to apply it to")
-        if "m" in change:
-            hands[-1]["moves"].append(change["m"])
-        if "r" in change:
-            hands[-1]["result"] = change["r"]
-            hands[-1]["score"] = change["s"]
-            record["score"] = list(change["s"])
-        if "h" in change:
-            hands.append({**change["h"], "moves": []})
+        apply_change(record, change)
         clock = (record.get("meta") or {}).get("clock")
         if isinstance(change.get("c"), dict) and isinstance(clock, dict):
             clock.update(change["c"])

@@ -1,4 +1,5 @@
-"""Journal appends: the writer of an engine, chosen once when the engine is created.
+"""Journal appends: the writer of a database, chosen once when its :class:`~kva.storage.db.
+Database` is made.
 
 Every move of a match that goes on is one journal INSERT (:mod:`kva.storage.journal`), so its
 path is the cheapest one the database allows. A single INSERT needs no transaction around it;
@@ -36,6 +37,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from kva.storage import sqlite_direct
+from kva.storage.aiosqlite_thread import run_on_thread
 from kva.storage.repo import SessionEnded, append_change, journal_insert
 
 #: PostgreSQL's SQLSTATE for a duplicate key.
@@ -43,15 +45,19 @@ UNIQUE_VIOLATION = "23505"
 
 
 class JournalWriter:
-    """Appends through SQLAlchemy, in a transaction of their own (any database)."""
+    """Appends through SQLAlchemy, in a transaction of their own (any database), to the
+    database of the engine it was made for."""
 
-    __slots__ = ()
+    __slots__ = ("engine",)
 
-    async def append(self, engine: AsyncEngine, match_id: str, seq: int, change: str,
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+
+    async def append(self, match_id: str, seq: int, change: str,
                      player_session: str | None = None) -> bool:
-        """Append ``change`` as version ``seq`` of ``match_id``'s journal, committed, on
-        ``engine`` (the one this writer was chosen for); see the module for the answers."""
-        async with engine.begin() as conn:
+        """Append ``change`` as version ``seq`` of ``match_id``'s journal, committed; see the
+        module for the answers."""
+        async with self.engine.begin() as conn:
             return await append_change(conn, match_id, seq, change, player_session)
 
 
@@ -64,9 +70,10 @@ class _DriverWriter(JournalWriter):
 
     __slots__ = ("_plain", "_guarded")
 
-    def __init__(self, dialect: Dialect) -> None:
-        self._plain = _driver_sql(dialect, guarded=False)
-        self._guarded = _driver_sql(dialect, guarded=True)
+    def __init__(self, engine: AsyncEngine) -> None:
+        super().__init__(engine)
+        self._plain = _driver_sql(engine.dialect, guarded=False)
+        self._guarded = _driver_sql(engine.dialect, guarded=True)
 
     def _statement(self, match_id: str, seq: int, change: str,
                    player_session: str | None) -> tuple[str, list[Any]]:
@@ -98,11 +105,11 @@ class SqliteWriter(_DriverWriter):
 
     __slots__ = ()
 
-    async def append(self, engine: AsyncEngine, match_id: str, seq: int, change: str,
+    async def append(self, match_id: str, seq: int, change: str,
                      player_session: str | None = None) -> bool:
         sql, params = self._statement(match_id, seq, change, player_session)
         try:
-            written = await _append_on_sqlite_thread(engine, sql, params)
+            written = await _append_on_sqlite_thread(self.engine, sql, params)
         except _VersionTaken:
             return False
         return _written(written)
@@ -112,15 +119,20 @@ class SqliteDirectWriter(SqliteWriter):
     """aiosqlite, a SQLite file: written at once on the loop's own connection when nobody
     else is writing, else as :class:`SqliteWriter`."""
 
-    __slots__ = ()
+    __slots__ = ("direct",)
 
-    async def append(self, engine: AsyncEngine, match_id: str, seq: int, change: str,
+    def __init__(self, engine: AsyncEngine) -> None:
+        super().__init__(engine)
+        #: The direct connections and checkpoints of this engine's file.
+        self.direct = sqlite_direct.DirectAppends(engine)
+
+    async def append(self, match_id: str, seq: int, change: str,
                      player_session: str | None = None) -> bool:
         sql, params = self._statement(match_id, seq, change, player_session)
         try:
-            written = _append_directly(engine, sql, params)
+            written = _append_directly(self.direct, sql, params)
             if written is None:  # SQLite's file is locked: the pool's connection
-                written = await _append_on_sqlite_thread(engine, sql, params)
+                written = await _append_on_sqlite_thread(self.engine, sql, params)
         except _VersionTaken:
             return False
         return _written(written)
@@ -131,11 +143,11 @@ class AsyncpgWriter(_DriverWriter):
 
     __slots__ = ()
 
-    async def append(self, engine: AsyncEngine, match_id: str, seq: int, change: str,
+    async def append(self, match_id: str, seq: int, change: str,
                      player_session: str | None = None) -> bool:
         sql, params = self._statement(match_id, seq, change, player_session)
         try:
-            written = await _append_on_pooled_asyncpg(engine, sql, params)
+            written = await _append_on_pooled_asyncpg(self.engine, sql, params)
         except _VersionTaken:
             return False
         return _written(written)
@@ -145,19 +157,20 @@ class AsyncpgOwnWriter(_DriverWriter):
     """asyncpg: the INSERT on a connection of the appends' own (:mod:`kva.storage.pg_direct`),
     never one from the engine's pool."""
 
-    __slots__ = ("_appenders",)
+    __slots__ = ("own",)
 
-    def __init__(self, dialect: Dialect) -> None:
-        super().__init__(dialect)
+    def __init__(self, engine: AsyncEngine) -> None:
+        super().__init__(engine)
         from kva.storage import pg_direct  # asyncpg is loaded only where PostgreSQL is used
 
-        self._appenders = pg_direct.appenders
+        #: The appends' own connections to this engine's database.
+        self.own = pg_direct.OwnConnections(engine)
 
-    async def append(self, engine: AsyncEngine, match_id: str, seq: int, change: str,
+    async def append(self, match_id: str, seq: int, change: str,
                      player_session: str | None = None) -> bool:
         sql, params = self._statement(match_id, seq, change, player_session)
         try:
-            written = await _asyncpg_append(self._appenders(engine).fetchval, sql, params)
+            written = await _asyncpg_append(self.own.appenders().fetchval, sql, params)
         except _VersionTaken:
             return False
         return _written(written)
@@ -172,37 +185,37 @@ def choose_writer(engine: AsyncEngine, *, sqlite_direct_append: bool = True,
     driver = (dialect.name, dialect.driver)
     if driver == ("sqlite", "aiosqlite"):
         direct = sqlite_direct_append and sqlite_direct.database_file(engine.url) is not None
-        return SqliteDirectWriter(dialect) if direct else SqliteWriter(dialect)
+        return SqliteDirectWriter(engine) if direct else SqliteWriter(engine)
     if driver == ("postgresql", "asyncpg"):
-        return AsyncpgOwnWriter(dialect) if pg_direct_append else AsyncpgWriter(dialect)
-    return JournalWriter()
+        return AsyncpgOwnWriter(engine) if pg_direct_append else AsyncpgWriter(engine)
+    return JournalWriter(engine)
 
 
 async def _append_on_sqlite_thread(engine: AsyncEngine, sql: str, params: list[Any]) -> bool:
     """The append on SQLite's pooled connection: whether it wrote its row
     (:class:`_VersionTaken` when the version exists).
 
-    One trip to aiosqlite's thread: the INSERT and its COMMIT (or ROLLBACK) run there as one
-    call (:func:`_append_on_thread`), not as two awaited hops. sqlite3 opens a transaction
-    before the INSERT, and SQLite's pool does not roll back a connection it gets back
-    (kva.storage.db): the call ends it whatever happens, and runs to its end even if this task
-    is cancelled while it waits, before anything a later user of the connection puts on the
-    thread's queue."""
+    One trip to aiosqlite's thread (:func:`kva.storage.aiosqlite_thread.run_on_thread`): the
+    INSERT and its COMMIT (or ROLLBACK) run there as one call (:func:`_append_on_thread`),
+    not as two awaited hops. sqlite3 opens a transaction before the INSERT, and SQLite's pool
+    does not roll back a connection it gets back (kva.storage.db): the call ends it whatever
+    happens, and runs to its end even if this task is cancelled while it waits, before
+    anything a later user of the connection puts on the thread's queue."""
     async with engine.connect() as conn:
         driver = (await conn.get_raw_connection()).driver_connection
         assert driver is not None
         try:
-            written: bool = await driver._execute(_append_on_thread, driver, sql, params)
+            written = await run_on_thread(
+                driver, lambda sqlite: _append_on_thread(sqlite, sql, params))
         except sqlite3.IntegrityError:  # the version exists (rolled back)
             raise _VersionTaken from None
     return written
 
 
-def _append_on_thread(driver: Any, sql: str, params: list[Any]) -> bool:
-    """On aiosqlite's thread (``driver``: the aiosqlite connection): run the journal INSERT
-    and commit it, or roll back on any error and raise it; whether it wrote its row (a guarded
+def _append_on_thread(conn: sqlite3.Connection, sql: str, params: list[Any]) -> bool:
+    """On aiosqlite's thread (``conn``: its sqlite3 connection): run the journal INSERT and
+    commit it, or roll back on any error and raise it; whether it wrote its row (a guarded
     INSERT whose session has ended writes none, and commits nothing)."""
-    conn: sqlite3.Connection = driver._conn
     try:
         written = bool(conn.execute(sql, params).fetchall())
         conn.commit()
@@ -212,11 +225,12 @@ def _append_on_thread(driver: Any, sql: str, params: list[Any]) -> bool:
     return written
 
 
-def _append_directly(engine: AsyncEngine, sql: str, params: list[Any]) -> bool | None:
+def _append_directly(direct: sqlite_direct.DirectAppends, sql: str,
+                     params: list[Any]) -> bool | None:
     """The append on the loop's own SQLite connection (:mod:`kva.storage.sqlite_direct`):
     whether it wrote its row, or None when it cannot be written at once that way
     (:class:`_VersionTaken` when the version exists)."""
-    conn = sqlite_direct.direct_connection(engine)
+    conn = direct.connection()
     if conn is None:
         return None
     try:
@@ -224,10 +238,8 @@ def _append_directly(engine: AsyncEngine, sql: str, params: list[Any]) -> bool |
     except sqlite3.IntegrityError:
         raise _VersionTaken from None
     if written is not sqlite_direct.BUSY:
-        sqlite_direct.appended(engine)
+        direct.appended()
     return written
-
-
 async def _append_on_pooled_asyncpg(engine: AsyncEngine, sql: str, params: list[Any]) -> bool:
     """The append on a pooled PostgreSQL connection, straight to asyncpg: whether it wrote its
     row (:class:`_VersionTaken` when the version exists)."""

@@ -34,7 +34,7 @@ from kva.storage.models import Base, utcnow
 #: Account kinds.
 ISSUING, WALLET, ESCROW = "issuing", "wallet", "escrow"
 #: Entry kinds.
-GRANT, TOPUP, STAKE, PAYOUT = "grant", "topup", "stake", "payout"
+GRANT, TOPUP, STAKE, PAYOUT, REFUND = "grant", "topup", "stake", "payout", "refund"
 
 
 class CoinAccount(Base):
@@ -69,9 +69,10 @@ class CoinEntry(Base):
     __table_args__ = (
         CheckConstraint("amount > 0", name="ck_coin_entry_amount"),
         CheckConstraint("from_account <> to_account", name="ck_coin_entry_accounts"),
-        CheckConstraint("kind IN ('grant', 'topup', 'stake', 'payout')",
+        CheckConstraint("kind IN ('grant', 'topup', 'stake', 'payout', 'refund')",
                         name="ck_coin_entry_kind"),
-        UniqueConstraint("match_id", "kind", "from_account", name="uq_coin_entry_match_kind"),
+        UniqueConstraint("match_id", "kind", "from_account", "to_account",
+                         name="uq_coin_entry_match_kind"),
         Index("ix_coin_entries_from", "from_account", "id"),
         Index("ix_coin_entries_to", "to_account", "id"),
     )

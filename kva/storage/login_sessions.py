@@ -1,6 +1,6 @@
 """The statements of the ``sessions`` table (logins, guests' included): writing one, reading
 a live one with its user, and revoking. The rules around them (tokens, cookies, when to touch,
-who is told of a revocation) are :mod:`kva.service.sessions`'; only token hashes come here.
+who is told of a revocation) are :mod:`kva.service.accounts.sessions`'; only token hashes come here.
 
 The two reads every request or socket frame makes (:func:`live_session_user`,
 :func:`session_live`) are Core statements built once, not ORM queries: they run so often that
@@ -9,10 +9,14 @@ the ORM's per-statement work showed up in the CPU profile.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import timedelta
-from typing import cast
+from types import MappingProxyType
+from typing import Final, cast
 
 from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy.dialects.postgresql.asyncpg import PGDialect_asyncpg
+from sqlalchemy.dialects.sqlite.aiosqlite import SQLiteDialect_aiosqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
 from kva.storage import repo
@@ -35,10 +39,15 @@ _LIVE_SESSION = (
     .where(_SESSIONS.c.token_hash == bindparam("digest"), _SESSIONS.c.revoked_at.is_(None))
 )
 #: :func:`session_live`'s statement, built once (Core: the table, not the ORM class), and its
-#: SQL per dialect (one parameter: the digest).
+#: SQL as each driver it is sent to directly takes it (one parameter: the digest), compiled
+#: once here: a constant of the module, not a cache filled per engine.
 _IS_LIVE = select(_SESSIONS.c.id).where(_SESSIONS.c.token_hash == bindparam("digest"),
                                         _SESSIONS.c.revoked_at.is_(None))
-_IS_LIVE_SQL: dict[str, str] = {}
+_IS_LIVE_SQL: Final[Mapping[str, str]] = MappingProxyType({
+    "sqlite": str(_IS_LIVE.compile(dialect=SQLiteDialect_aiosqlite())),
+    # SQLAlchemy leaves this dialect's __init__ unannotated; it takes no arguments here.
+    "postgresql": str(_IS_LIVE.compile(dialect=PGDialect_asyncpg())),  # type: ignore[no-untyped-call]
+})
 
 
 async def insert_session(session: AsyncSession | AsyncConnection, digest: str, user_id: int,
@@ -118,9 +127,7 @@ async def session_live(sessions: async_sessionmaker[AsyncSession], digest: str) 
     # ORM session nor SQLAlchemy's cursor (CPU per check, microbenchmark: SQLite 0.80 (ORM
     # session) -> 0.39 (Core) -> 0.14 ms; PostgreSQL 0.9 (Core) -> 0.37 ms). A SELECT opens
     # no transaction in either driver (sqlite3 opens one before DML only), so none is left.
-    sql = _IS_LIVE_SQL.get(dialect.name)
-    if sql is None:
-        sql = _IS_LIVE_SQL[dialect.name] = str(_IS_LIVE.compile(dialect=dialect))
+    sql = _IS_LIVE_SQL[dialect.name]  # one of repo.sent_direct's drivers
     async with bind.connect() as conn:
         driver = (await conn.get_raw_connection()).driver_connection
         assert driver is not None

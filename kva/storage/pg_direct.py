@@ -8,13 +8,14 @@ per append, 215-223 µs of CPU through the pool against 77-87 µs on a connectio
 one PostgreSQL on the same machine. So appends
 keep a few connections of their own (:data:`APPEND_CONNECTIONS`), opened when first needed,
 each running one statement at a time (asyncpg allows no more), and the engine's pool is
-smaller by as many (:data:`kva.storage.db.PG_POOL_SIZE`), so a process holds at most 20
+smaller by as many (:data:`kva.settings.caps.PG_POOL_SIZE`), so a process holds at most 20
 connections to the server in all.
 
 A statement PostgreSQL refuses (a duplicate version, a foreign key) leaves its connection as it
 was; any other failure (the connection lost, the task cancelled mid-statement) closes it, and
-the next append opens another. The connections are per engine and per event loop (asyncpg's
-connections belong to the loop that opened them) and are closed with the engine.
+the next append opens another. The connections belong to the engine's journal writer
+(:class:`OwnConnections`), per event loop (asyncpg's connections belong to the loop that
+opened them), and are closed with the engine.
 ``KVA_PG_DIRECT_APPEND=0`` sends appends through the pool again (to measure the difference): the
 engine's journal writer is then chosen without these connections
 (:func:`kva.storage.journal_writer.choose_writer`).
@@ -23,8 +24,6 @@ engine's journal writer is then chosen without these connections
 from __future__ import annotations
 
 import asyncio
-import weakref
-from collections.abc import Callable
 from typing import Any, Final
 
 import asyncpg  # type: ignore[import-untyped]
@@ -87,37 +86,37 @@ class Appenders:
         self._idle.clear()
 
 
-#: Per engine: the loop its appenders belong to, and them.
-_APPENDERS: weakref.WeakKeyDictionary[Engine, tuple[asyncio.AbstractEventLoop, Appenders]] = (
-    weakref.WeakKeyDictionary())
-#: The engines whose disposal closes their appenders (listened to once each).
-_LISTENED: weakref.WeakSet[Engine] = weakref.WeakSet()
+class OwnConnections:
+    """The appends' own connections to one engine's database (the journal writer of that
+    engine holds the one object): the running loop's :class:`Appenders`, made on first use,
+    remade when another loop uses the engine, closed when the engine is disposed."""
 
+    def __init__(self, engine: AsyncEngine) -> None:
+        sync = engine.sync_engine
+        args, kwargs = sync.dialect.create_connect_args(sync.url)
+        for name in _DIALECT_ONLY:
+            kwargs.pop(name, None)
+        self._connect_args: tuple[list[Any], dict[str, Any]] = (list(args), dict(kwargs))
+        self._kept: tuple[asyncio.AbstractEventLoop, Appenders] | None = None
+        event.listen(sync, "engine_disposed", self._disposed)
 
-def appenders(engine: AsyncEngine) -> Appenders:
-    """The running loop's :class:`Appenders` for ``engine``; made on first use, remade when
-    another loop uses the engine, closed when it is disposed."""
-    sync = engine.sync_engine
-    loop = asyncio.get_running_loop()
-    kept = _APPENDERS.get(sync)
-    if kept is not None and kept[0] is loop:
-        return kept[1]
-    if sync not in _LISTENED:
-        _LISTENED.add(sync)
-        event.listen(sync, "engine_disposed", _closer(sync))
-    if kept is not None:  # made on a loop that is gone (tests run each on a loop of its own)
-        kept[1].close()
-    args, kwargs = sync.dialect.create_connect_args(sync.url)
-    for name in _DIALECT_ONLY:
-        kwargs.pop(name, None)
-    made = Appenders((list(args), dict(kwargs)))
-    _APPENDERS[sync] = (loop, made)
-    return made
+    def appenders(self) -> Appenders:
+        """The running loop's :class:`Appenders`."""
+        loop = asyncio.get_running_loop()
+        kept = self._kept
+        if kept is not None and kept[0] is loop:
+            return kept[1]
+        if kept is not None:  # made on a loop that is gone (tests run each on a loop of its own)
+            kept[1].close()
+        made = Appenders(self._connect_args)
+        self._kept = (loop, made)
+        return made
 
-
-def _closer(sync: Engine) -> Callable[[Engine], None]:
-    def close(_engine: Engine) -> None:
-        kept = _APPENDERS.pop(sync, None)
+    def close(self) -> None:
+        """Close every connection (the engine is disposed); a later append opens new ones."""
+        kept, self._kept = self._kept, None
         if kept is not None:
             kept[1].close()
-    return close
+
+    def _disposed(self, _engine: Engine) -> None:
+        self.close()

@@ -23,7 +23,6 @@ from sqlalchemy import (
     exists,
     func,
     insert,
-    or_,
     select,
     update,
 )
@@ -32,21 +31,25 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import make_transient_to_detached
 
-from kva.storage.journal import assemble
+from kva.status import MatchStatus
+from kva.storage.journal import ChangeApplier, assemble
 from kva.storage.models import (
     Base,
     MatchAction,
     MatchFair,
     MatchRow,
+    MatchSeat,
     SessionRow,
     TableRow,
     User,
     WatchGrant,
     utcnow,
 )
+from kva.storage.seats import seated
 
 _ACTIONS = cast(Table, MatchAction.__table__)
 _MATCHES = cast(Table, MatchRow.__table__)
+_SEATS = cast(Table, MatchSeat.__table__)
 _SESSIONS = cast(Table, SessionRow.__table__)
 _FAIR = cast(Table, MatchFair.__table__)
 _TABLES = cast(Table, TableRow.__table__)
@@ -202,11 +205,14 @@ def _column_values(obj: Any, table: Table) -> dict[str, Any]:
 
 async def insert_match(session: AsyncSession, row: MatchRow, fair: MatchFair | None,
                        table: TableRow | None = None) -> None:
-    """Write a new match: its row, its kva-fair/1 row and its table (if any), in the caller's
-    transaction, with Core INSERTs of the same values that adding the objects and flushing
-    would write: no unit of work for rows written once (on SQLite 2.0 -> 1.3 ms of CPU per
-    new table, microbenchmark). The objects themselves stay out of the session."""
+    """Write a new match: its row, its seats, its kva-fair/1 row and its table (if any), in
+    the caller's transaction, with Core INSERTs of the same values that adding the objects and
+    flushing would write: no unit of work for rows written once (on SQLite 2.0 -> 1.3 ms of
+    CPU per new table, microbenchmark). The objects themselves stay out of the session."""
     await session.execute(insert(_MATCHES), _column_values(row, _MATCHES))
+    # every column of every seat: one executemany needs the same keys in each row
+    await session.execute(insert(_SEATS), [{c.key: getattr(s, c.key) for c in _SEATS.columns}
+                                           for s in row.seats])
     if fair is not None:
         await session.execute(insert(_FAIR), _column_values(fair, _FAIR))
     if table is not None:
@@ -256,13 +262,14 @@ async def journal_since(
 
 
 async def current_record(
-    session: AsyncSession | AsyncConnection, row: MatchRow
+    session: AsyncSession | AsyncConnection, row: MatchRow, apply_change: ChangeApplier,
 ) -> tuple[dict[str, Any], int]:
-    """The record of ``row`` now and its version: the checkpoint with the journal applied."""
+    """The record of ``row`` now and its version: the checkpoint with the journal applied,
+    each change by ``apply_change`` (its game's, :meth:`kva.games.LivePlay.apply_change`)."""
     changes = await journal_since(session, row.id, row.version)
     if not changes:
         return row.record, row.version
-    return assemble(row.record, (c for _, c in changes)), changes[-1][0]
+    return assemble(row.record, (c for _, c in changes), apply_change), changes[-1][0]
 
 
 async def append_change(
@@ -294,7 +301,7 @@ async def append_change(
 
 #: The drivers a statement on a hot path goes to directly, not through SQLAlchemy's cursor,
 #: transaction and pool reset (:mod:`kva.storage.journal_writer`;
-#: :func:`kva.service.sessions.session_is_live`).
+#: :func:`kva.service.accounts.sessions.session_is_live`).
 _DIRECT_DRIVERS = (("sqlite", "aiosqlite"), ("postgresql", "asyncpg"))
 
 
@@ -321,12 +328,15 @@ async def save_match_state(
     winner: int | None = None,
     end_reason: str | None = None,
     finished_at: datetime | None = None,
-    seat1_user_id: int | None = None,
+    seated: tuple[int, int] | None = None,
     player_session: str | None = None,
+    reseated: tuple[int, dict[str, Any]] | None = None,
 ) -> bool:
     """Write a checkpoint: the match's whole record at ``version`` (a join, a cancelled table,
     the end of the match), guarded like every change by appending ``change`` as row
-    ``version`` of the journal first.
+    ``version`` of the journal first. ``seated``: the seat and user id of a player who just
+    sat down in it (a join). ``reseated``: the seat and the new values of its row when a
+    waiting table's seat changes otherwise (a bot put in it, or a joiner who left it free).
 
     Returns False (and writes nothing) when version ``version`` exists already: another
     process or task changed the match first; :class:`SessionEnded` when ``player_session``
@@ -343,11 +353,17 @@ async def save_match_state(
         "end_reason": end_reason,
         "finished_at": finished_at,
     }
-    if seat1_user_id is not None:
-        values["seat1_user_id"] = seat1_user_id
     result: CursorResult[Any] = await session.execute(  # type: ignore[assignment]
         update(_MATCHES).where(_MATCHES.c.id == match_id).values(**values)
     )
+    if seated is not None:
+        seat, user_id = seated
+        await session.execute(update(_SEATS).where(
+            _SEATS.c.match_id == match_id, _SEATS.c.seat == seat).values(user_id=user_id))
+    if reseated is not None:
+        seat, seat_values = reseated
+        await session.execute(update(_SEATS).where(
+            _SEATS.c.match_id == match_id, _SEATS.c.seat == seat).values(**seat_values))
     return result.rowcount == 1
 
 
@@ -363,7 +379,7 @@ async def table_of_match(session: AsyncSession, match_id: str) -> TableRow | Non
 
 async def unfinished_matches(session: AsyncSession) -> list[MatchRow]:
     """Every match still being played (what to resume after a restart)."""
-    rows = await session.scalars(select(MatchRow).where(MatchRow.status == "active"))
+    rows = await session.scalars(select(MatchRow).where(MatchRow.status == MatchStatus.ACTIVE))
     return list(rows)
 
 
@@ -371,8 +387,7 @@ async def matches_of_user(session: AsyncSession, user_id: int, limit: int = 20) 
     """The user's matches, unfinished first, newest first."""
     rows = await session.scalars(
         select(MatchRow)
-        .where(or_(MatchRow.seat0_user_id == user_id, MatchRow.seat1_user_id == user_id),
-               MatchRow.status != "cancelled")
+        .where(seated(user_id), MatchRow.status != MatchStatus.CANCELLED)
         .order_by(MatchRow.finished_at.is_not(None), MatchRow.created_at.desc())
         .limit(limit)
     )

@@ -10,16 +10,16 @@ connection was checked out 37-39 % of the time, 0.8 ms per checkout on average, 
 appends, for an INSERT that SQLite itself does in tens of microseconds.
 
 So an append first tries a connection of its own, made for the loop's thread
-(:func:`direct_connection`), in autocommit mode with no busy timeout: the INSERT commits as it
-runs, or SQLite answers at once that another connection holds the write lock (a transaction of
-the engine's connection, or another process), and the append then goes the engine's way
-(:data:`BUSY`). It never waits inside SQLite, so it never blocks the loop for more than
-the INSERT itself.
+(:meth:`DirectAppends.connection`), in autocommit mode with no busy timeout: the INSERT
+commits as it runs, or SQLite answers at once that another connection holds the write lock (a
+transaction of the engine's connection, or another process), and the append then goes the
+engine's way (:data:`BUSY`). It never waits inside SQLite, so it never blocks the loop for
+more than the INSERT itself.
 
-The write-ahead log is checkpointed off the loop: every :data:`CHECKPOINT_EVERY` direct appends,
-:func:`appended` starts :func:`checkpoint` on a connection of its own in a worker thread (a
-checkpoint copies and syncs pages: too slow for the loop, and it would hold the engine's one
-pooled connection).
+The write-ahead log is checkpointed off the loop: every :data:`CHECKPOINT_EVERY` direct
+appends, :meth:`DirectAppends.appended` starts :meth:`DirectAppends.checkpoint` on a
+connection of its own in a worker thread (a checkpoint copies and syncs pages: too slow for
+the loop, and it would hold the engine's one pooled connection).
 The engine's connection also checkpoints at SQLite's usual 1,000 pages whenever it commits
 (every other change). This connection checkpoints only as a backstop, at ten times that size
 (:data:`CHECKPOINT_PAGES`): left to that backstop alone whenever few other changes are
@@ -38,7 +38,6 @@ import asyncio
 import logging
 import sqlite3
 import threading
-import weakref
 from typing import Any, Final
 
 from sqlalchemy import event
@@ -54,41 +53,13 @@ BUSY: Final = None
 #: default, which the engine's connection keeps, is 1,000).
 CHECKPOINT_PAGES: Final = 10_000
 
-#: Direct appends between two checkpoints of the log off the loop (:func:`appended`): an
-#: append adds about 2.4 pages to the log, so about SQLite's usual 1,000 pages.
+#: Direct appends between two checkpoints of the log off the loop
+#: (:meth:`DirectAppends.appended`): an append adds about 2.4 pages to the log, so about
+#: SQLite's usual 1,000 pages.
 CHECKPOINT_EVERY: Final = 400
-
-#: Per engine: direct appends since the last checkpoint was asked for.
-_APPENDED: weakref.WeakKeyDictionary[Engine, int] = weakref.WeakKeyDictionary()
-
-#: The checkpoints :func:`appended` started that are still running, per engine (a task must
-#: be referenced while it runs).
-_CHECKPOINTS: dict[AsyncEngine, asyncio.Task[None]] = {}
-
-#: Per engine: the connection its checkpoints run on (:func:`checkpoint`).
-_CHECKPOINTERS: weakref.WeakKeyDictionary[Engine, sqlite3.Connection] = weakref.WeakKeyDictionary()
-
-#: Per engine, per thread: its direct connection (None: the engine's database cannot have one).
-_CONNECTIONS: weakref.WeakKeyDictionary[Engine, dict[int, sqlite3.Connection | None]] = (
-    weakref.WeakKeyDictionary())
 
 #: SQLite's primary result codes that mean "someone else holds the lock, try later".
 _LOCKED_CODES: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
-
-
-def direct_connection(engine: AsyncEngine) -> sqlite3.Connection | None:
-    """The calling thread's direct connection to ``engine``'s SQLite file, opened on first use
-    and closed when the engine is disposed; None when there is none to have (not SQLite, or an
-    in-memory database)."""
-    sync = engine.sync_engine
-    per_thread = _CONNECTIONS.get(sync)
-    if per_thread is None:
-        per_thread = _CONNECTIONS[sync] = {}
-        event.listen(sync, "engine_disposed", lambda _engine: _close_all(per_thread))
-    thread = threading.get_ident()
-    if thread not in per_thread:
-        per_thread[thread] = _open(sync)
-    return per_thread[thread]
 
 
 def database_file(url: URL) -> str | None:
@@ -115,13 +86,6 @@ def _open(sync: Engine) -> sqlite3.Connection | None:
     return conn
 
 
-def _close_all(per_thread: dict[int, sqlite3.Connection | None]) -> None:
-    for conn in per_thread.values():
-        if conn is not None:
-            conn.close()
-    per_thread.clear()
-
-
 def try_append(conn: sqlite3.Connection, sql: str, params: list[Any]) -> bool | None:
     """Run the journal INSERT ``sql`` (``... RETURNING seq``) and commit it: whether it wrote
     its row (a guarded INSERT whose session has ended writes none), or :data:`BUSY` when
@@ -139,53 +103,77 @@ def try_append(conn: sqlite3.Connection, sql: str, params: list[Any]) -> bool | 
         raise
 
 
-def appended(engine: AsyncEngine) -> None:
-    """Count a direct append to ``engine``'s file; every :data:`CHECKPOINT_EVERY`, start a
-    :func:`checkpoint` in the background, unless one is still running."""
-    sync = engine.sync_engine
-    count = _APPENDED.get(sync, 0) + 1
-    if count < CHECKPOINT_EVERY:
-        _APPENDED[sync] = count
-        return
-    _APPENDED[sync] = 0
-    if engine in _CHECKPOINTS:
-        return
-
-    async def run() -> None:
-        try:
-            await checkpoint(engine)
-        except Exception:  # the next one, or the engine's own, will do
-            log.warning("checkpointing the SQLite log failed", exc_info=True)
-        finally:
-            _CHECKPOINTS.pop(engine, None)
-
-    _CHECKPOINTS[engine] = asyncio.get_running_loop().create_task(run())
-
-
-async def checkpoint(engine: AsyncEngine) -> tuple[int, int, int]:
-    """Checkpoint ``engine``'s write-ahead log without waiting for anyone (``PASSIVE``: the
-    frames no reader still needs are copied into the database; writers go on meanwhile), on a
-    connection of its own in a worker thread: neither the loop nor the engine's one pooled
-    connection waits for it (a checkpoint copies and syncs pages, tens of milliseconds on a
-    slow disk). The caller runs one at a time per engine. SQLite's answer: (1 if it could not
-    run at all, pages in the log, pages checkpointed)."""
-    sync = engine.sync_engine
-    conn = _CHECKPOINTERS.get(sync)
-    if conn is None:
-        conn = _open(sync)
-        if conn is None:
-            return 1, 0, 0
-        _CHECKPOINTERS[sync] = conn
-        event.listen(sync, "engine_disposed", lambda _engine: _close_checkpointer(sync))
-    return await asyncio.to_thread(_checkpoint_now, conn)
-
-
 def _checkpoint_now(conn: sqlite3.Connection) -> tuple[int, int, int]:
     busy, pages, checkpointed = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
     return int(busy), int(pages), int(checkpointed)
 
 
-def _close_checkpointer(sync: Engine) -> None:
-    conn = _CHECKPOINTERS.pop(sync, None)
-    if conn is not None:
-        conn.close()
+class DirectAppends:
+    """The direct appends to one engine's SQLite file (its journal writer holds the one
+    object): each thread's direct connection, the appends since the last checkpoint, the
+    checkpoint running, and the connection checkpoints run on; all closed when the engine
+    is disposed."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._sync = engine.sync_engine
+        #: Per thread: its direct connection (None: the database cannot have one).
+        self._connections: dict[int, sqlite3.Connection | None] = {}
+        #: Direct appends since the last checkpoint was asked for.
+        self._appended = 0
+        #: The checkpoint :meth:`appended` started, while it runs (a task must be referenced).
+        self.checkpointing: asyncio.Task[None] | None = None
+        #: The connection checkpoints run on (:meth:`checkpoint`), opened on first use.
+        self._checkpointer: sqlite3.Connection | None = None
+        event.listen(self._sync, "engine_disposed", self._disposed)
+
+    def connection(self) -> sqlite3.Connection | None:
+        """The calling thread's direct connection to the file, opened on first use; None when
+        there is none to have (an in-memory database)."""
+        thread = threading.get_ident()
+        if thread not in self._connections:
+            self._connections[thread] = _open(self._sync)
+        return self._connections[thread]
+
+    def appended(self) -> None:
+        """Count a direct append; every :data:`CHECKPOINT_EVERY`, start a :meth:`checkpoint`
+        in the background, unless one is still running."""
+        self._appended += 1
+        if self._appended < CHECKPOINT_EVERY:
+            return
+        self._appended = 0
+        if self.checkpointing is not None:
+            return
+
+        async def run() -> None:
+            try:
+                await self.checkpoint()
+            except Exception:  # the next one, or the engine's own, will do
+                log.warning("checkpointing the SQLite log failed", exc_info=True)
+            finally:
+                self.checkpointing = None
+
+        self.checkpointing = asyncio.get_running_loop().create_task(run())
+
+    async def checkpoint(self) -> tuple[int, int, int]:
+        """Checkpoint the write-ahead log without waiting for anyone (``PASSIVE``: the frames
+        no reader still needs are copied into the database; writers go on meanwhile), on a
+        connection of its own in a worker thread: neither the loop nor the engine's one
+        pooled connection waits for it (a checkpoint copies and syncs pages, tens of
+        milliseconds on a slow disk). The caller runs one at a time. SQLite's answer: (1 if
+        it could not run at all, pages in the log, pages checkpointed)."""
+        if self._checkpointer is None:
+            self._checkpointer = _open(self._sync)
+            if self._checkpointer is None:
+                return 1, 0, 0
+        return await asyncio.to_thread(_checkpoint_now, self._checkpointer)
+
+    def close(self) -> None:
+        """Close every connection (the engine is disposed); a later use opens new ones."""
+        for conn in (*self._connections.values(), self._checkpointer):
+            if conn is not None:
+                conn.close()
+        self._connections.clear()
+        self._checkpointer = None
+
+    def _disposed(self, _engine: Engine) -> None:
+        self.close()

@@ -1,4 +1,5 @@
-"""The statements behind the lobby (:mod:`kva.service.lobby`): the open tables still waiting
+"""The statements behind the lobby (:mod:`kva.service.lobby.open_tables`): the open tables still
+waiting
 for a second player, one of them by its match, and how many a player has opened.
 
 An open table is a ``tables`` row of kind ``open`` whose match is ``waiting``; closed tables
@@ -10,7 +11,9 @@ from __future__ import annotations
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from kva.status import MatchStatus
 from kva.storage.models import MatchRow, TableRow, User
+from kva.storage.seats import has_free_seat
 
 #: ``tables.kind`` of a table listed in the lobby.
 OPEN = "open"
@@ -22,9 +25,8 @@ async def open_tables(session: AsyncSession, limit: int) -> list[tuple[MatchRow,
     rows = await session.execute(
         select(MatchRow, User)
         .join(TableRow, TableRow.match_id == MatchRow.id)
-        .join(User, User.id == MatchRow.seat0_user_id)
-        .where(TableRow.kind == OPEN, MatchRow.status == "waiting",
-               MatchRow.seat1_user_id.is_(None))
+        .join(User, User.id == TableRow.created_by)
+        .where(TableRow.kind == OPEN, MatchRow.status == MatchStatus.WAITING, has_free_seat())
         .order_by(MatchRow.created_at, MatchRow.id)
         .limit(limit)
     )
@@ -51,5 +53,5 @@ async def waiting_open_tables_of(session: AsyncSession, user_id: int) -> int:
         select(func.count()).select_from(TableRow)
         .join(MatchRow, MatchRow.id == TableRow.match_id)
         .where(TableRow.created_by == user_id, TableRow.kind == OPEN,
-               MatchRow.status == "waiting"))
+               MatchRow.status == MatchStatus.WAITING))
     return int(count or 0)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
-from kva.service import coins
-from kva.service.coinaudit import AuditReport, audit
+from kva.service.coins import wallets as coins
+from kva.service.coins.audit import AuditReport, audit
 from kva.service.play import PlayService
 from kva.storage.models import User
 

@@ -11,7 +11,8 @@ from typing import Any
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
 from kva.rules import Match, verify_record, write_record
-from kva.storage.models import MatchRow, User, utcnow
+from kva.storage.db import Database
+from kva.storage.models import MatchRow, MatchSeat, User, utcnow
 
 
 def nickname(prefix: str = "p") -> str:
@@ -69,8 +70,9 @@ async def finished_match(
     when = finished_at or utcnow()
     row = MatchRow(
         id=secrets.token_urlsafe(9), status="finished", target=75, bazaar="draw", rated=rated,
-        seat0_user_id=seat0.id if seat0 else None, seat1_user_id=seat1.id if seat1 else None,
-        seat0_bot=bots[0], seat1_bot=bots[1], version=50, record=record,
+        seats=[MatchSeat(seat=i, user_id=user.id if user else None, bot=bot)
+               for i, (user, bot) in enumerate(zip((seat0, seat1), bots, strict=True))],
+        version=50, record=record,
         winner=record["winner"], end_reason=end_reason, created_at=when, updated_at=when,
         finished_at=when,
     )
@@ -94,7 +96,7 @@ async def signed_in(base_url: str, user: User) -> Any:
     return visitor
 
 
-async def store_match(sessions: async_sessionmaker, seats: list[tuple[User | None, str | None]],
+async def store_match(database: Database, seats: list[tuple[User | None, str | None]],
                       rated: bool = False, target: int = 75,
                       first_move_timeout: float = 120.0) -> str:
     """A new active match between the given (user, bot) seats, written to the database the
@@ -103,7 +105,8 @@ async def store_match(sessions: async_sessionmaker, seats: list[tuple[User | Non
     from kva.service.play import Seat
     from tests.helpers.play import make_play
 
-    play = make_play(sessions, first_move_timeout=first_move_timeout)
+    sessions = database.sessions
+    play = make_play(database, first_move_timeout=first_move_timeout)
     row = play.prepare_match(
         [Seat(u.id, u.nickname) if u is not None else Seat(bot=b) for u, b in seats],
         target, "draw", rated=rated)

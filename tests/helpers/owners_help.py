@@ -11,12 +11,12 @@ import secrets
 from collections.abc import AsyncIterator
 
 import pytest
-from sqlalchemy.ext.asyncio import async_sessionmaker
 
-from kva.service.broker import RedisBroker
+from kva.service.cluster.broker import RedisBroker
 from kva.service.play import PlayService
 from kva.service.play.owners import Owners
 from kva.service.play.routing import LeaseRouter
+from kva.storage.db import Database
 from tests.helpers.play import make_play
 from tests.helpers.redis_help import REDIS_URL, redis_up
 
@@ -25,8 +25,9 @@ class Cluster:
     """Play services on one database and Redis, with their own brokers and a lease prefix of
     their own (tests running at once never share a lease)."""
 
-    def __init__(self, sessions: async_sessionmaker, watch_s: float | None = None) -> None:
-        self.sessions = sessions
+    def __init__(self, database: Database, watch_s: float | None = None) -> None:
+        self.database = database
+        self.sessions = database.sessions
         self.watch_s = watch_s
         self.prefix = f"kva-test:{secrets.token_hex(4)}:own:"
         self.services: list[PlayService] = []
@@ -43,7 +44,7 @@ class Cluster:
         watch_s = self.watch_s if watch_s is None else watch_s
         if watch_s is not None:
             owners.watch_s = watch_s
-        play = make_play(self.sessions, broker, forced_delay=3600, bot_delay=3600,
+        play = make_play(self.database, broker, forced_delay=3600, bot_delay=3600,
                          rng_factory=random.Random, owners=owners)
         await play.start()
         self.services.append(play)
@@ -79,13 +80,13 @@ CLOSE_TIMEOUT_S = 30.0
 
 
 @contextlib.asynccontextmanager
-async def running_cluster(sessions: async_sessionmaker,
+async def running_cluster(database: Database,
                           watch_s: float | None = None) -> AsyncIterator[Cluster]:
     """A :class:`Cluster` (its processes renewing remote watches every ``watch_s``), closed
     afterwards; the test is skipped when no Redis answers."""
     if not await redis_up():
         pytest.skip(f"no Redis at {REDIS_URL}")
-    cluster = Cluster(sessions, watch_s)
+    cluster = Cluster(database, watch_s)
     try:
         yield cluster
     finally:

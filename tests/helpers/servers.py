@@ -5,6 +5,7 @@ of its log)."""
 from __future__ import annotations
 
 import contextlib
+import signal
 import socket
 import subprocess
 import sys
@@ -52,32 +53,56 @@ class Server:
             return exc.code, exc.read()
 
 
+def _launch(env: dict[str, str], log_path: Path, port: int) -> subprocess.Popen[bytes]:
+    cmd = [sys.executable, "-m", "kva", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    with log_path.open("ab") as log:
+        return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+
+def _wait_healthy(srv: Server, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if srv.process.poll() is not None:
+            pytest.fail(f"server exited with {srv.process.returncode}:\n{srv.log_tail()}")
+        with contextlib.suppress(OSError):
+            status, body = srv.get("/healthz")
+            if status == 200 and body.strip().lower().startswith(b"ok"):
+                return
+        if time.monotonic() > deadline:
+            pytest.fail(f"server not healthy after {timeout_s:.0f} s:\n{srv.log_tail()}")
+        time.sleep(0.2)
+
+
 @contextlib.contextmanager
 def serving(env: dict[str, str], log_path: Path, timeout_s: float = 60) -> Iterator[Server]:
     """``python -m kva serve`` with ``env`` (which names its ``KVA_DATABASE_URL``) on a free port,
-    healthy, for the ``with`` block."""
+    healthy, for the ``with`` block (:func:`kill9` and :func:`restart` may replace its
+    process meanwhile: the one running at the end is stopped)."""
     port = free_port()
-    cmd = [sys.executable, "-m", "kva", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    srv = Server(f"http://127.0.0.1:{port}", process, log_path, env["KVA_DATABASE_URL"])
+    log_path.write_bytes(b"")
+    srv = Server(f"http://127.0.0.1:{port}", _launch(env, log_path, port), log_path,
+                 env["KVA_DATABASE_URL"])
     try:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"server exited with {process.returncode}:\n{srv.log_tail()}")
-            with contextlib.suppress(OSError):
-                status, body = srv.get("/healthz")
-                if status == 200 and body.strip().lower().startswith(b"ok"):
-                    break
-            if time.monotonic() > deadline:
-                pytest.fail(f"server not healthy after {timeout_s:.0f} s:\n{srv.log_tail()}")
-            time.sleep(0.2)
+        _wait_healthy(srv, timeout_s)
         yield srv
     finally:
-        process.terminate()
+        srv.process.terminate()
         try:
-            process.wait(timeout=10)
+            srv.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+            srv.process.kill()
+            srv.process.wait(timeout=10)
+
+
+def kill9(srv: Server) -> None:
+    """Kill the server with SIGKILL, as a crash or the OOM killer would: no shutdown at all."""
+    srv.process.send_signal(signal.SIGKILL)
+    srv.process.wait(timeout=10)
+
+
+def restart(srv: Server, env: dict[str, str], timeout_s: float = 60) -> None:
+    """Start the server again on the same port and database (after :func:`kill9`), healthy."""
+    assert srv.process.poll() is not None, "the server still runs"
+    port = int(srv.base_url.rsplit(":", 1)[1])
+    srv.process = _launch(env, srv.log_path, port)
+    _wait_healthy(srv, timeout_s)

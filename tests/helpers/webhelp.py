@@ -232,7 +232,8 @@ class Socket:
         count = len(self.messages)
         await self.send(message)
         reply = await self._next(count, 15.0)
-        while reply.get("type") == "state":  # the game may move on meanwhile (a forced draw)
+        # The game may move on meanwhile (a forced draw), and the spectator count may change.
+        while reply.get("type") in ("state", "spectators"):
             count += 1
             reply = await self._next(count, 15.0)
         assert reply.get("type") == "error", reply

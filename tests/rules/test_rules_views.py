@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import random
 
+from kva.games.georgian_viewtext import ViewText
 from kva.rules import Match, player_view
 from kva.rules.view import LAST_BOARD_MOVES
 from kva.rules.view_json import view_to_json
-from kva.service.play.viewtext import ViewText
 
 
 def _to_next_hand(seed: int) -> Match:

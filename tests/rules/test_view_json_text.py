@@ -1,4 +1,4 @@
-"""The view as text (:class:`kva.service.play.viewtext.ViewText`) is exactly the plain encoding
+"""The view as text (:class:`kva.games.georgian_viewtext.ViewText`) is exactly the plain encoding
 of its dict form: the play service sends it to every viewer after every action, so one byte
 off is a client that reads something else than the contract says."""
 
@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kva.games.georgian_viewtext import ViewText
 from kva.rules import Match, PlayerView, player_view
 from kva.rules.match import FORFEIT_REASONS
 from kva.rules.settings import BAZAAR_RULES, TARGETS
 from kva.rules.view_json import view_to_json
-from kva.service.play.viewtext import ViewText
 
 
 def plain(view: PlayerView) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kva.rules import parse_ascii_int
-from kva.service.coins import CoinError, check_stake
+from kva.service.coins.wallets import CoinError, check_stake
 
 NOT_ASCII_NUMBERS = ("²", "٣", "１", "１０", "-1", "+1", "1e3", "1_000", " ", "", "9" * 400)
 

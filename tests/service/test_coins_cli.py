@@ -24,7 +24,7 @@ async def test_audit_exit_status_discrepancies_and_suspicious_pairs(
         for i, user in enumerate((main, alt)):
             session.add(SessionRow(token_hash=f"{user.id:064d}"[:60] + f"{i:04d}",
                                    user_id=user.id, address="203.0.113.7"))
-    caplog.set_level(logging.WARNING, logger="kva.service.coins")
+    caplog.set_level(logging.WARNING, logger="kva.service.coins.wallets")
     for _ in range(3):  # alt loses on purpose, at once, three times
         match_id, token = await open_coin_table(play, main, 100)
         await play.join_table(token, alt.id, alt.nickname, None, registered=True)

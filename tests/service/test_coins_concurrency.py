@@ -12,8 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from sqlalchemy import func, select
 
-from kva.service import coins
-from kva.service.coins import CoinError
+from kva.service.coins import wallets as coins
+from kva.service.coins.wallets import CoinError
 from kva.service.errors import PlayError
 from kva.service.play import PlayService
 from kva.storage.ledger import CoinEntry
@@ -24,11 +24,11 @@ from tests.helpers.play import make_play
 
 
 @pytest.fixture
-async def plays(sessions) -> AsyncIterator[list[PlayService]]:
+async def plays(database, sessions) -> AsyncIterator[list[PlayService]]:
     """Two play services on one database, as two processes would be (own caches, own
     locks)."""
     with ThreadPoolExecutor(max_workers=2) as pool:
-        services = [make_play(sessions, bot_executor=pool) for _ in range(2)]
+        services = [make_play(database, bot_executor=pool) for _ in range(2)]
         try:
             yield services
         finally:

@@ -14,11 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import update
 
-from kva.service import coins
-from kva.service.coinaudit import audit
+from kva.service.coins import wallets as coins
+from kva.service.coins.audit import audit
 from kva.storage.db import create_engine, session_factory
 from kva.storage.migrate import upgrade
-from kva.storage.models import MatchRow, User
+from kva.storage.models import MatchRow, MatchSeat, User
 
 OPS = st.lists(st.one_of(
     st.tuples(st.just("user")),
@@ -84,8 +84,10 @@ async def _scenario(url: str, ops: list[tuple[Any, ...]]) -> None:
                 try:
                     async with sessions() as session, session.begin():
                         session.add(MatchRow(id=match_id, status="waiting", target=75,
-                                             bazaar="draw", seat0_user_id=user.id,
-                                             record={"meta": {}}, stake=op[2]))
+                                             bazaar="draw", record={"meta": {}},
+                                             stake=op[2], seats=[
+                                                 MatchSeat(seat=0, user_id=user.id),
+                                                 MatchSeat(seat=1)]))
                         await session.flush()
                         await coins.match_created(session, match_id)
                     tables.append((match_id, op[2]))
@@ -102,7 +104,10 @@ async def _scenario(url: str, ops: list[tuple[Any, ...]]) -> None:
                 try:
                     async with sessions() as session, session.begin():
                         await session.execute(update(MatchRow).where(MatchRow.id == match_id)
-                                              .values(status="active", seat1_user_id=user.id))
+                                              .values(status="active"))
+                        await session.execute(update(MatchSeat).where(
+                            MatchSeat.match_id == match_id, MatchSeat.seat == 1)
+                            .values(user_id=user.id))
                         await coins.start_match(session, match_id)
                     assert model[host] >= stake and model[user.id] >= stake
                     model[host] -= stake

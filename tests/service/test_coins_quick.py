@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from kva.service.quickgame import QuickGame, QuickGameError
+from kva.service.lobby.quickgame import MemoryQuickGame, QuickGameError
 from kva.storage.models import MatchRow
 from tests.helpers.coins_help import run_audit, wallet_balance
 from tests.helpers.community_help import make_user
 
 
 async def test_only_players_of_the_same_stake_are_paired(sessions, play) -> None:
-    quick = QuickGame(play, tick=3600)
+    quick = MemoryQuickGame(play, tick=3600)
     a, b, c = [await make_user(sessions) for _ in range(3)]
     sa = await quick.join(a.id, a.nickname, 1500, 75, "draw", False, True, stake=100)
     sc = await quick.join(c.id, c.nickname, 1500, 75, "draw", False, True, stake=50)
@@ -31,7 +31,7 @@ async def test_only_players_of_the_same_stake_are_paired(sessions, play) -> None
 
 
 async def test_bad_stakes_and_guests_are_refused_before_searching(sessions, play) -> None:
-    quick = QuickGame(play, tick=3600)
+    quick = MemoryQuickGame(play, tick=3600)
     for bad in (7, "-10", "1e9", 10**12):
         with pytest.raises(QuickGameError) as err:
             await quick.join(1, "x", 1500, 75, "draw", False, True, stake=bad)
@@ -44,7 +44,7 @@ async def test_bad_stakes_and_guests_are_refused_before_searching(sessions, play
 
 
 async def test_a_pair_that_cannot_cover_the_stake_starts_nothing(sessions, play) -> None:
-    quick = QuickGame(play, tick=3600)
+    quick = MemoryQuickGame(play, tick=3600)
     rich, poor = await make_user(sessions), await make_user(sessions)
     for stake in (500, 500):  # poor loses everything first
         other = await make_user(sessions)

@@ -10,12 +10,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select
 
-from kva.service import coins
-from kva.service.coins import CoinError
+from kva.service.coins import wallets as coins
+from kva.service.coins.wallets import CoinError
 from kva.service.errors import PlayError
 from kva.service.play import PlayService
 from kva.storage.ledger import CoinEntry
-from kva.storage.models import MatchRow
+from kva.storage.models import MatchRow, MatchSeat
 from tests.helpers.coins_help import open_coin_table, run_audit, wallet_balance
 from tests.helpers.community_help import make_user
 
@@ -67,7 +67,7 @@ async def test_a_player_who_cannot_cover_the_stake_is_refused_and_nothing_moves(
     assert err.value.code == "insufficient" and err.value.user_id == b.id
     async with sessions() as session:
         row = await session.get(MatchRow, match_id)
-        assert row is not None and row.status == "waiting" and row.seat1_user_id is None
+        assert row is not None and row.status == "waiting" and row.user_at(1) is None
         assert await session.scalar(select(CoinEntry).where(CoinEntry.match_id == match_id)) \
             is None
     assert await wallet_balance(sessions, b) == 0
@@ -95,8 +95,8 @@ async def test_bad_stakes_guests_and_bots_are_refused(sessions, play) -> None:
     with pytest.raises(CoinError):
         await play.create_match(a.id, a.nickname, "open", 75, "draw", stake=5000)
     async with sessions() as session:
-        assert await session.scalar(select(MatchRow).where(
-            MatchRow.seat0_user_id == guest.id)) is None
+        assert await session.scalar(select(MatchSeat).where(
+            MatchSeat.user_id == guest.id)) is None
     report = await run_audit(sessions)
     assert report.ok, report.problems
 

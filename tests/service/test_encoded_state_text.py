@@ -13,9 +13,11 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kva.rules import BAZAAR_RULES, FORFEIT_REASONS, TARGETS, Match, MatchSettings
-from kva.service.events import EventSource, action_event, join_event, public, resign_event
+from kva.games.georgian import GEORGIAN, GeorgianOptions
+from kva.games.georgian_live import action_event
+from kva.rules import BAZAAR_RULES, FORFEIT_REASONS, TARGETS, Match
 from kva.service.play.commit import encode_state, encoded_state, state_message
+from kva.service.play.events import EventSource, join_event, public, resign_event
 from kva.service.play.live import FairState, LiveMatch, Seat
 
 
@@ -30,7 +32,8 @@ def check(live: LiveMatch, event: EventSource | None, extra: dict[str, Any] | No
 def _live(target: int, bazaar: Any, fair: bool, names: tuple[str, str]) -> LiveMatch:
     seats = [Seat(user_id=1, nickname=names[0]), Seat(user_id=2, nickname=names[1])]
     return LiveMatch(
-        id="m1", settings=MatchSettings(target, bazaar), match=None, version=1,
+        id="m1", game=GEORGIAN, options=GeorgianOptions(target, bazaar), rated=False,
+        match=None, version=1,
         status="waiting", seats=[seats[0], Seat()], created_at="2026-01-01T00:00:00Z",
         fair=FairState.new(seats) if fair else None,
     )
@@ -68,7 +71,7 @@ def test_encoded_state_is_the_plain_encoding(
         if forfeit_at is not None and steps >= forfeit_at:
             loser = rng.randrange(2)
             match.forfeit(loser, reason)  # type: ignore[arg-type]
-            event = public(resign_event(match, loser))
+            event = public(resign_event(match.winner, loser))
         else:
             hand = len(match.hands) - 1
             match.apply(rng.choice(match.legal_codes()))

@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 import kva.service.play.commit
-from kva.service.broker import MemoryBroker
+from kva.service.cluster.broker import MemoryBroker
 from kva.service.finish import CoinsHook, RatingsHook, default_finish_hooks
 from kva.service.play import PlayService, topic
 from kva.service.play.hooks import MatchHook
@@ -79,10 +79,10 @@ def test_the_commit_path_imports_no_feature() -> None:
 
 
 async def test_given_hooks_run_in_order_in_the_transaction_and_fill_the_event(
-        sessions, bot_pool) -> None:
+        database, sessions, bot_pool) -> None:
     calls: list[tuple[str, str, str]] = []
     broker = MemoryBroker()
-    play = make_play(sessions, broker, bot_executor=bot_pool,
+    play = make_play(database, broker, bot_executor=bot_pool,
                      finish_hooks=[_Recorder("one", calls), _Recorder("two", calls)])
     try:
         match_id, token, a, b = await _rated_table(sessions, play)
@@ -105,9 +105,9 @@ async def test_given_hooks_run_in_order_in_the_transaction_and_fill_the_event(
                                         .where(RatingHistory.match_id == match_id))
 
 
-async def test_a_failing_start_hook_leaves_the_table_waiting(sessions, bot_pool) -> None:
+async def test_a_failing_start_hook_leaves_the_table_waiting(database, sessions, bot_pool) -> None:
     calls: list[tuple[str, str, str]] = []
-    play = make_play(sessions, bot_executor=bot_pool,
+    play = make_play(database, bot_executor=bot_pool,
                      finish_hooks=[_Recorder("no", calls, "started")])
     try:
         match_id, token, _a, b = await _rated_table(sessions, play)
@@ -116,12 +116,13 @@ async def test_a_failing_start_hook_leaves_the_table_waiting(sessions, bot_pool)
     finally:
         await play.stop()
     row = await _row(sessions, match_id)
-    assert (row.status, row.seat1_user_id) == ("waiting", None)
+    assert (row.status, row.user_at(1)) == ("waiting", None)
 
 
-async def test_a_failing_finish_hook_leaves_the_match_unfinished(sessions, bot_pool) -> None:
+async def test_a_failing_finish_hook_leaves_the_match_unfinished(
+        database, sessions, bot_pool) -> None:
     calls: list[tuple[str, str, str]] = []
-    play = make_play(sessions, bot_executor=bot_pool,
+    play = make_play(database, bot_executor=bot_pool,
                      finish_hooks=[RatingsHook(), _Recorder("no", calls, "finished")])
     try:
         match_id, token, _a, b = await _rated_table(sessions, play)

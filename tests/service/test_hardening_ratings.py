@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
 from kva.service import ratings
-from kva.service.sessions import open_session
+from kva.service.accounts.sessions import open_session
 from tests.helpers.community_help import finished_match, make_user
 
 

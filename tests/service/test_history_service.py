@@ -6,10 +6,11 @@ import json
 from datetime import timedelta
 
 import pytest
+from sqlalchemy import event
 
 from kva.rules import verify_record
 from kva.service import history, ratings
-from kva.storage.models import MatchRow, utcnow
+from kva.storage.models import MatchRow, MatchSeat, utcnow
 from tests.helpers.community_help import finished_match, make_user
 
 
@@ -31,8 +32,9 @@ async def test_history_lists_finished_matches_newest_first_from_the_players_side
     async with sessions() as session, session.begin():
         await ratings.rate_finished_match(session, won.id)
         session.add(MatchRow(id="unfinished" + won.id[:6], status="active", target=75,
-                             bazaar="draw", rated=False, seat0_user_id=me.id,
-                             seat1_user_id=rival.id, version=3, record=won.record))
+                             bazaar="draw", rated=False, version=3, record=won.record,
+                             seats=[MatchSeat(seat=0, user_id=me.id),
+                                    MatchSeat(seat=1, user_id=rival.id)]))
     async with sessions() as session:
         lines, total = await history.history(session, me.id)
         tally = await history.counts(session, me.id)
@@ -73,3 +75,35 @@ async def test_export_is_every_finished_record_oldest_first_and_each_verifies(
     assert other.record not in docs
     nobody = await make_user(sessions)
     assert await _export(sessions, nobody.id) == []
+
+
+async def test_a_history_page_reads_its_seats_in_one_query_whatever_its_length(
+    sessions,
+) -> None:
+    """The seats of a page of matches come in one SELECT (``selectin``), not one per match:
+    a page of six costs as many statements as a page of one."""
+    me = await make_user(sessions)
+    rivals = [await make_user(sessions) for _ in range(6)]
+    engine = sessions.kw["bind"].sync_engine
+    statements: list[str] = []
+
+    def count(_conn, _cursor, statement, *_args) -> None:  # type: ignore[no-untyped-def]
+        statements.append(statement)
+
+    async def statements_of_a_page() -> int:
+        statements.clear()
+        event.listen(engine, "before_cursor_execute", count)
+        try:
+            async with sessions() as session:
+                lines, _total = await history.history(session, me.id)
+        finally:
+            event.remove(engine, "before_cursor_execute", count)
+        assert {line.opponent for line in lines} <= {r.nickname for r in rivals}
+        return len(statements)
+
+    await finished_match(sessions, me, rivals[0])
+    one = await statements_of_a_page()
+    for rival in rivals[1:]:
+        await finished_match(sessions, rival, me)
+    assert await statements_of_a_page() == one
+    assert sum("match_seats" in s for s in statements) <= 3  # the filter, the counts, the load

@@ -14,12 +14,15 @@ from typing import Any
 import pytest
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
+from kva.games.georgian import GEORGIAN
 from kva.rules import DRAW, PASS, Match
 from kva.service.errors import PlayError
 from kva.service.history import history
 from kva.service.play import PlayService
 from kva.service.play.clock import HAND_PAUSE_MS, Clock, check_clock
-from kva.service.presence import Presence
+from kva.service.play.presence import Presence
+from kva.service.play.scheduler import TimerKind
+from kva.storage.db import Database
 from kva.storage.models import MatchRow, User
 from tests.helpers.community_help import make_user
 from tests.helpers.play import make_play
@@ -37,8 +40,8 @@ class Wall:
         return self.now
 
 
-def _service(sessions: async_sessionmaker, wall: Wall, pool: ThreadPoolExecutor) -> PlayService:
-    return make_play(sessions, bot_executor=pool, now_ms=wall)
+def _service(database: Database, wall: Wall, pool: ThreadPoolExecutor) -> PlayService:
+    return make_play(database, bot_executor=pool, now_ms=wall)
 
 
 @pytest.fixture
@@ -47,9 +50,9 @@ def wall() -> Wall:
 
 
 @pytest.fixture
-async def play(sessions, wall: Wall) -> AsyncIterator[PlayService]:  # type: ignore[no-untyped-def]
+async def play(database, sessions, wall: Wall) -> AsyncIterator[PlayService]:  # type: ignore[no-untyped-def]
     with ThreadPoolExecutor(max_workers=1) as pool:
-        service = _service(sessions, wall, pool)
+        service = _service(database, wall, pool)
         try:
             yield service
         finally:
@@ -111,29 +114,27 @@ async def test_the_per_move_time_is_spent_before_the_reserve(sessions, play, wal
     assert left[seat] == BLITZ_RESERVE - 5_000 and left[1 - seat] == BLITZ_RESERVE
 
 
-class _Turn:
-    """A match where ``turn`` is to play and has a real choice."""
-
-    def __init__(self, turn: int) -> None:
-        self.turn, self.over = turn, False
-
-    def legal_codes(self) -> list[int]:
-        return [7, 8]
-
-
 def test_the_reserve_never_refills_and_a_new_hand_starts_after_a_pause() -> None:
     clock = Clock.new("blitz")
     assert clock is not None
-    clock.advance(_Turn(0), (True, True), True, 0)  # type: ignore[arg-type]
+    clock.advance(0, (True, True), False, 0)
     assert (clock.seat, clock.deadline) == (0, BLITZ_MOVE + BLITZ_RESERVE)
-    clock.advance(_Turn(0), (True, True), True, 30_000,  # type: ignore[arg-type]
+    clock.advance(0, (True, True), False, 30_000,
                   new_hand=True)  # 20 s of the reserve gone; seat 0 leads the next hand
     assert clock.left == [BLITZ_RESERVE - 20_000, BLITZ_RESERVE]
     assert clock.deadline == 30_000 + HAND_PAUSE_MS + BLITZ_MOVE + BLITZ_RESERVE - 20_000
-    clock.advance(_Turn(1), (True, True), True, 31_000)  # type: ignore[arg-type]
+    clock.advance(1, (True, True), False, 31_000)
     assert clock.left == [BLITZ_RESERVE - 20_000, BLITZ_RESERVE]  # a quick move: no refill
-    clock.advance(_Turn(0), (True, False), True, 31_000)  # type: ignore[arg-type]
+    clock.advance(0, (True, False), False, 31_000)
     assert clock.left[1] == BLITZ_RESERVE and clock.seat == 0
+
+
+def _advance(clock: Clock, match: Match, now: int) -> None:
+    """The clock after a change to ``match``, as the play service advances it (a person in
+    seat 0, a bot in seat 1), asking the Georgian game what is forced."""
+    seat = match.turn
+    forced = seat is not None and GEORGIAN.forced_action(match, seat) is not None
+    clock.advance(seat, (True, False), forced, now)
 
 
 def test_forced_draws_and_passes_and_bots_cost_no_time() -> None:
@@ -145,7 +146,7 @@ def test_forced_draws_and_passes_and_bots_cost_no_time() -> None:
         now = 0
         forced_seen = False
         while not match.over:
-            clock.advance(match, (True, False), True, now)
+            _advance(clock, match, now)
             forced = match.legal_codes() in ([DRAW], [PASS])
             if forced or match.turn == 1:  # the server's draw or pass, or the bot's turn
                 assert clock.seat is None and clock.deadline is None
@@ -155,7 +156,7 @@ def test_forced_draws_and_passes_and_bots_cost_no_time() -> None:
             before = list(clock.left)
             now += 9_000  # under the per-move time: a player's move costs no reserve
             match.apply_unchecked(rng.choice(match.legal_codes()))
-            clock.advance(match, (True, False), True, now)
+            _advance(clock, match, now)
             assert clock.left == before
             if forced_seen and len(match.hands) > 1:
                 break
@@ -179,7 +180,7 @@ async def test_running_out_of_time_loses_the_match_on_time(sessions, play, wall)
     assert meta["end"] == "time"
     assert _stored_clock(row) | {"left": None} == {
         "preset": "blitz", "per_move": 10, "reserve": 60, "left": None, "seat": None,
-        "deadline": None, "flagged": seat}
+        "deadline": None, "by": None, "flagged": seat}
     assert _stored_clock(row)["left"][seat] == 0
     assert row.record["hands"][-1]["result"]["end"] == "forfeit"
     final = await play.state_for(match_id, users[seat].id)
@@ -203,7 +204,7 @@ async def test_a_move_after_the_deadline_loses_on_time(sessions, play, wall) -> 
     assert (row.winner, row.end_reason) == (1 - seat, "time")
 
 
-async def test_a_restarted_server_keeps_the_deadline_and_still_flags(sessions, play,
+async def test_a_restarted_server_keeps_the_deadline_and_still_flags(database, sessions, play,
                                                                     wall) -> None:
     match_id, users = await _quick_game(sessions, play)
     state = await _running(play, match_id, users)
@@ -216,7 +217,7 @@ async def test_a_restarted_server_keeps_the_deadline_and_still_flags(sessions, p
     wall.now += 5_000  # mid-turn: the server stops
     await play.stop()
     with ThreadPoolExecutor(max_workers=1) as pool:
-        again = _service(sessions, wall, pool)
+        again = _service(database, wall, pool)
         try:
             await again.start()
             live = again._live[match_id]
@@ -224,12 +225,15 @@ async def test_a_restarted_server_keeps_the_deadline_and_still_flags(sessions, p
             assert live.clock.seat == seat
             shown = (await again.state_for(match_id, users[0].id))["clock"]
             assert shown["running_ms"] == state["clock"]["running_ms"] - 5_000
-            timer = again._clocks.timers[match_id]  # armed from the stored deadline
-            left = timer.when() - asyncio.get_running_loop().time()
+            timers = again.timers.get(match_id)  # armed from the stored deadline
+            due = timers.when(TimerKind.CLOCK) if timers is not None else None
+            assert due is not None
+            left = due - again.timers.clock.monotonic()
             assert abs(left - (deadline - wall.now) / 1000) < 1
+            wall.now = deadline  # the time runs out while it serves the match
             await again.stop()
-            wall.now = deadline  # a restart after the deadline: it fires at once
-            third = _service(sessions, wall, pool)
+            # restarted at once (no outage to give back): it fires at once
+            third = _service(database, wall, pool)
             try:
                 await third.start()
                 for _ in range(300):
@@ -319,14 +323,14 @@ async def test_a_clock_replaces_the_first_move_timeout(sessions, play) -> None:
     match_id, users = await _quick_game(sessions, play)
     await _running(play, match_id, users)
     play._run_commit_hooks(play._live[match_id])
-    assert match_id not in presence._clocks
+    assert not play.timers.has(match_id, TimerKind.FIRST_MOVE)
     await presence.stop()
 
 
 async def test_a_match_keeps_the_times_of_its_preset_when_the_presets_change(
-        sessions, wall) -> None:  # type: ignore[no-untyped-def]
+        database, sessions, wall) -> None:  # type: ignore[no-untyped-def]
     with ThreadPoolExecutor(max_workers=1) as pool:
-        quick = make_play(sessions, bot_executor=pool, now_ms=wall,
+        quick = make_play(database, bot_executor=pool, now_ms=wall,
                           clock_presets={"blitz": (3, 30), "standard": (20, 120),
                                          "relaxed": (45, 300)})
         match_id, users = await _quick_game(sessions, quick)
@@ -334,7 +338,7 @@ async def test_a_match_keeps_the_times_of_its_preset_when_the_presets_change(
         assert (state["clock"]["per_move"], state["clock"]["reserve_s"]) == (3, 30)
         assert state["clock"]["running_ms"] == 33_000
         await quick.stop()
-        later = _service(sessions, wall, pool)  # restarted with the usual presets
+        later = _service(database, wall, pool)  # restarted with the usual presets
         try:
             shown = (await later.state_for(match_id, users[0].id))["clock"]
             assert (shown["per_move"], shown["reserve_s"], shown["running_ms"]) == (3, 30, 33_000)
@@ -343,7 +347,7 @@ async def test_a_match_keeps_the_times_of_its_preset_when_the_presets_change(
 
 
 async def test_a_rematch_is_played_with_the_same_clock(sessions, play) -> None:
-    from kva.service.rematch import RematchService
+    from kva.service.lobby.rematch import RematchService
     from tests.helpers.community_help import finished_match
 
     rematch = RematchService(sessions, play._broker, play)
@@ -364,10 +368,10 @@ async def test_a_rematch_is_played_with_the_same_clock(sessions, play) -> None:
 
 
 async def test_a_quick_game_pairs_only_the_same_clock_and_never_none(sessions, play) -> None:
-    from kva.service.quickgame import QuickGame, QuickGameError
+    from kva.service.lobby.quickgame import MemoryQuickGame, QuickGameError
 
     now = [1000.0]
-    quick = QuickGame(play, clock=lambda: now[0], tick=3600)  # rounds run when the test says
+    quick = MemoryQuickGame(play, clock=lambda: now[0], tick=3600)  # rounds run when the test says
     a, b, c = [await make_user(sessions) for _ in range(3)]
     with pytest.raises(QuickGameError) as refused:
         await quick.join(a.id, a.nickname, 1500, 75, "draw", False, True, clock="none")

@@ -19,7 +19,9 @@ from sqlalchemy.ext.asyncio import async_sessionmaker
 from kva.rules import verify_record
 from kva.service import PlayError
 from kva.service.play import PlayService, topic
+from kva.service.play.scheduler import TimerKind
 from kva.storage import repo
+from kva.storage.db import Database
 from kva.storage.models import MatchAction
 from tests.helpers.community_help import make_user
 from tests.helpers.owners_help import Cluster, lease_router, running_cluster
@@ -27,8 +29,8 @@ from tests.helpers.play import make_play
 
 
 @pytest.fixture
-async def cluster(sessions: async_sessionmaker) -> AsyncIterator[Cluster]:
-    async with running_cluster(sessions) as c:
+async def cluster(database: Database, sessions: async_sessionmaker) -> AsyncIterator[Cluster]:
+    async with running_cluster(database) as c:
         yield c
 
 
@@ -71,8 +73,8 @@ async def _finished_record(sessions: async_sessionmaker, match_id: str) -> dict[
     return row.record
 
 
-def test_one_process_alone_has_no_owners(sessions: async_sessionmaker) -> None:
-    play = make_play(sessions)
+def test_one_process_alone_has_no_owners(database: Database, sessions: async_sessionmaker) -> None:
+    play = make_play(database)
     assert play.owners is None  # the embedded default: every change made here, no extra hop
 
 
@@ -121,7 +123,7 @@ async def test_actions_at_the_other_process_are_forwarded_to_the_owner(
             break
     assert other.owners.forwarded == owner.owners.served >= moves
     assert owner.owners.forwarded == 0
-    assert match_id not in other._turns.tasks  # the other process schedules nothing
+    assert not other.timers.has(match_id, TimerKind.TURN)  # the other one schedules nothing
     record = await _finished_record(sessions, match_id)
     assert record["hands"][0]["moves"]
     # Only the owner built states: each version published once, in order, none missing.
@@ -167,7 +169,7 @@ async def test_a_dead_owner_is_taken_over_with_nothing_lost_or_applied_twice(
     await owner.act(match_id, user, version, legal[0])
     committed = version + 1
     owner.owners.abandon()
-    await owner._turns.stop()
+    await owner.timers.stop()
     assert await cluster.lease(match_id) == owner.owners.me  # still held, by a dead owner
 
     # A client that never saw that move sends it again: after the lease runs out the other

@@ -1,5 +1,5 @@
 """Match ids that nginx's consistent hash sends to the process that created them
-(kva.service.routing; the ring itself is checked against a real nginx in
+(kva.settings.routing; the ring itself is checked against a real nginx in
 tests/multiproc/test_multiproc_match_routing.py)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from kva.service.routing import HashRing, match_ids_for
+from kva.settings.routing import HashRing, match_ids_for
 
 SERVERS = ["127.0.0.1:8001", "127.0.0.1:8002", "10.0.0.5:8001"]
 

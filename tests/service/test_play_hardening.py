@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
+from kva.games.georgian_live import action_event
 from kva.rules import DRAW, Match, player_view
-from kva.service.broker import MemoryBroker
+from kva.service.cluster.broker import MemoryBroker
 from kva.service.errors import NotFound, WrongPassword
-from kva.service.events import action_event
-from kva.service.rematch import RematchService
+from kva.service.lobby.rematch import RematchService
 from kva.storage.models import MatchRow
 from tests.helpers.community_help import make_user
 from tests.helpers.play import make_play
@@ -29,8 +29,9 @@ async def _row(sessions: Any, match_id: str) -> MatchRow:
     return row
 
 
-async def test_a_waiting_table_is_dealt_only_when_the_match_starts(sessions, bot_pool) -> None:  # type: ignore[no-untyped-def]
-    play = make_play(sessions, bot_executor=bot_pool)
+async def test_a_waiting_table_is_dealt_only_when_the_match_starts(
+        database, sessions, bot_pool) -> None:  # type: ignore[no-untyped-def]
+    play = make_play(database, bot_executor=bot_pool)
     a, b = await make_user(sessions), await make_user(sessions)
     for opponent in ("friend", "open"):
         match_id, token = await play.create_match(a.id, a.nickname, opponent, 75, "draw")
@@ -43,7 +44,7 @@ async def test_a_waiting_table_is_dealt_only_when_the_match_starts(sessions, bot
     # A restart (a fresh service on the same database) still holds an undealt waiting table,
     # and the second player joining through it deals and starts the match.
     await play.stop()
-    again = make_play(sessions, bot_executor=bot_pool)
+    again = make_play(database, bot_executor=bot_pool)
     await again.start()
     assert not TILE.search(str(await again.state_for(match_id, a.id)))
     joined_id, seat = await again.join_table(token, b.id, b.nickname, None)
@@ -56,8 +57,8 @@ async def test_a_waiting_table_is_dealt_only_when_the_match_starts(sessions, bot
     await again.stop()
 
 
-async def test_a_cancelled_table_never_had_a_deal(sessions, bot_pool) -> None:  # type: ignore[no-untyped-def]
-    play = make_play(sessions, bot_executor=bot_pool)
+async def test_a_cancelled_table_never_had_a_deal(database, sessions, bot_pool) -> None:  # type: ignore[no-untyped-def]
+    play = make_play(database, bot_executor=bot_pool)
     a = await make_user(sessions)
     match_id, _token = await play.create_match(a.id, a.nickname, "friend", 75, "draw")
     assert await play.cancel_waiting(match_id, a.id)
@@ -67,8 +68,8 @@ async def test_a_cancelled_table_never_had_a_deal(sessions, bot_pool) -> None:  
     await play.stop()
 
 
-async def test_loading_unknown_matches_leaves_no_lock_behind(sessions, bot_pool) -> None:  # type: ignore[no-untyped-def]
-    play = make_play(sessions, bot_executor=bot_pool)
+async def test_loading_unknown_matches_leaves_no_lock_behind(database, sessions, bot_pool) -> None:  # type: ignore[no-untyped-def]
+    play = make_play(database, bot_executor=bot_pool)
     for i in range(50):
         with pytest.raises(NotFound):
             await play.info(f"nosuchmatch{i}", None)
@@ -82,8 +83,8 @@ async def test_loading_unknown_matches_leaves_no_lock_behind(sessions, bot_pool)
 
 
 async def test_a_password_table_is_watched_only_by_who_gave_the_password(
-        sessions, bot_pool) -> None:  # type: ignore[no-untyped-def]
-    play = make_play(sessions, bot_executor=bot_pool)
+        database, sessions, bot_pool) -> None:  # type: ignore[no-untyped-def]
+    play = make_play(database, bot_executor=bot_pool)
     a, b, c, d = [await make_user(sessions) for _ in range(4)]
     match_id, token = await play.create_match(a.id, a.nickname, "friend", 75, "draw", "sesame")
     assert token is not None
@@ -98,7 +99,7 @@ async def test_a_password_table_is_watched_only_by_who_gave_the_password(
     assert await play.join_table(token, c.id, c.nickname, "sesame") == (match_id, None)
     # The right is stored: another process (a fresh service) honours it, and the link no
     # longer asks c for the password.
-    other = make_play(sessions, bot_executor=bot_pool)
+    other = make_play(database, bot_executor=bot_pool)
     assert (await other.info(match_id, c.id)).may_watch
     assert not (await other.info(match_id, d.id)).may_watch
     assert await other.join_table(token, c.id, c.nickname, None) == (match_id, None)
@@ -110,8 +111,8 @@ async def test_a_password_table_is_watched_only_by_who_gave_the_password(
 
 
 async def test_the_rematch_of_a_private_match_is_private_to_the_same_people(
-        sessions, bot_pool) -> None:  # type: ignore[no-untyped-def]
-    play = make_play(sessions, bot_executor=bot_pool)
+        database, sessions, bot_pool) -> None:  # type: ignore[no-untyped-def]
+    play = make_play(database, bot_executor=bot_pool)
     a, b, c, d = [await make_user(sessions) for _ in range(4)]
     match_id, token = await play.create_match(a.id, a.nickname, "friend", 75, "draw", "sesame")
     assert token is not None

@@ -9,13 +9,15 @@ import time
 
 import pytest
 
-from kva.service.broker import MemoryBroker
+from kva.service.cluster.broker import MemoryBroker
 from kva.service.errors import PlayError
 from kva.service.play import PlayService, Seat, topic
-from kva.service.presence import Presence
+from kva.service.play.presence import Presence
+from kva.service.play.scheduler import TimerKind
 from kva.storage.models import MatchRow
 from tests.helpers.clock import FakeClock
 from tests.helpers.community_help import make_user
+from tests.helpers.play import make_play
 
 
 class _Watcher:
@@ -126,26 +128,35 @@ async def test_a_player_who_never_moves_loses_on_time(sessions, play) -> None:
     await presence.stop()
 
 
-async def test_a_match_without_a_clock_times_the_first_move_itself(sessions, play) -> None:
-    """A match stored before clocks: presence's own timer makes the absent opener lose."""
+async def test_a_match_without_a_clock_times_the_first_move_itself(
+        database, sessions, bot_pool) -> None:
+    """A match stored before clocks: the first-move timeout, a timer of the match on the play
+    service's clock, makes the absent opener lose."""
     a, b = await make_user(sessions), await make_user(sessions)
     clock = FakeClock()
-    presence = Presence(play._broker, play, grace=60, first_move_timeout=120, clock=clock)
-    match_id = await _match(sessions, play, [Seat(a.id, a.nickname), Seat(b.id, b.nickname)])
-    live = play._live[match_id]
-    live.clock = None  # as it would be loaded from before clocks
-    assert live.match is not None and live.match.turn is not None
-    opener = live.match.turn
-    presence.after_commit(live)
-    _version, timer = presence._clocks[match_id]
-    await clock.advance(119)
-    assert not timer.done() and clock.sleeping == 1
-    await clock.advance(1)
-    await timer
-    row = await _finished(sessions, match_id)
-    assert (row.status, row.end_reason, row.winner) == ("finished", "timeout", 1 - opener)
-    assert match_id not in presence._clocks
-    await presence.stop()
+    play = make_play(database, bot_executor=bot_pool, time=clock)
+    try:
+        presence = Presence(play._broker, play, grace=60, first_move_timeout=120, clock=clock)
+        match_id = await _match(sessions, play, [Seat(a.id, a.nickname),
+                                                 Seat(b.id, b.nickname)])
+        live = play._live[match_id]
+        live.clock = None  # as it would be loaded from before clocks: no time runs
+        play.timers.cancel(match_id, TimerKind.CLOCK)
+        assert live.match is not None and live.match.turn is not None
+        opener = live.match.turn
+        presence.after_commit(live)
+        timers = play.timers.get(match_id)
+        assert timers is not None
+        await clock.advance(119)
+        assert timers.has(TimerKind.FIRST_MOVE) and timers.tasks() == []
+        await clock.advance(1)
+        await asyncio.gather(*timers.tasks())  # the forfeit, started at the deadline
+        row = await _finished(sessions, match_id)
+        assert (row.status, row.end_reason, row.winner) == ("finished", "timeout", 1 - opener)
+        assert not play.timers.has(match_id, TimerKind.FIRST_MOVE)
+        await presence.stop()
+    finally:
+        await play.stop()
 
 
 async def test_moving_disarms_the_timeout_and_bots_never_time_out(sessions, play) -> None:
@@ -186,3 +197,45 @@ def test_settings_are_checked() -> None:
         Presence(MemoryBroker(), None, grace=-1)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         Presence(MemoryBroker(), None, first_move_timeout=0)  # type: ignore[arg-type]
+
+
+async def test_at_a_kozel_table_of_three_the_player_away_longest_forfeits(
+        sessions, play) -> None:  # type: ignore[no-untyped-def]
+    users = [await make_user(sessions) for _ in range(3)]
+    row = play.prepare_match([Seat(u.id, u.nickname) for u in users], game="kozel",
+                             options={})
+    async with sessions() as session, session.begin():
+        session.add(row)
+    await play.activate(row.id)
+    match_id = row.id
+    clock = FakeClock()
+    presence = Presence(play._broker, play, grace=60, first_move_timeout=120, clock=clock)
+    play.watchers.add(match_id, _Watcher(0))
+    for seat in range(3):
+        await presence.connected(match_id, seat)
+    with pytest.raises(PlayError) as refused:
+        await presence.claim(match_id, users[0].id)
+    assert refused.value.code == "illegal" and "every other player" in refused.value.message
+    await presence.disconnected(match_id, 2)
+    await clock.advance(10)
+    await presence.disconnected(match_id, 1)
+    assert [m["seat"] for m in presence.messages(match_id)] == [1, 2]
+    await clock.advance(55)  # seat 2 is past its grace, seat 1 not yet
+    assert presence.message(match_id, 2)["claim_in"] == 0
+    assert presence.message(match_id, 1)["claim_in"] == 5
+    await presence.claim(match_id, users[0].id)
+    finished = await _finished(sessions, match_id)
+    assert (finished.status, finished.end_reason) == ("finished", "abandon")
+    assert finished.record["loser"] == [2]
+
+
+async def test_presence_of_a_third_and_fourth_seat_from_another_process_counts(
+        sessions, play) -> None:  # type: ignore[no-untyped-def]
+    presence = Presence(play._broker, play, grace=60, first_move_timeout=120)
+    for seat in (2, 3):
+        presence.note("m1", {"origin": "other", "seat": seat, "online": False,
+                             "at": time.time() - 5})
+        assert presence.away_since("m1", seat) is not None
+    for seat in (4, -1, True, "2"):  # no game has a fifth seat; a seat is a whole number
+        presence.note("m1", {"origin": "other", "seat": seat, "online": False, "at": 1.0})
+    assert sorted(seat for _match, seat in presence._seen) == [2, 3]

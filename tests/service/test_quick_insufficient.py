@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from kva.service.broker import RedisBroker
-from kva.service.coins import CoinError
-from kva.service.quickgame import QuickGame, QuickGameError
-from kva.service.quickshared import RedisQuickGame
+from kva.service.cluster.broker import RedisBroker
+from kva.service.cluster.quickgame import RedisQuickGame
+from kva.service.coins.wallets import CoinError
+from kva.service.lobby.quickgame import MemoryQuickGame, QuickGameError
 from tests.web.test_quick_game import FakePlay
 
 
@@ -26,7 +26,8 @@ class BrokePlay(FakePlay):
 
 
 def assert_logged_as_a_refusal(caplog: pytest.LogCaptureFixture) -> None:
-    quick = [r for r in caplog.records if r.name.startswith("kva.service.quick")]
+    quick = [r for r in caplog.records  # either queue: in memory (lobby) or in Redis (cluster)
+             if r.name in ("kva.service.lobby.quickgame", "kva.service.cluster.quickgame")]
     assert quick, "the refusal is logged"
     assert all(r.levelno == logging.INFO and r.exc_info is None for r in quick), [
         (r.levelname, r.getMessage()) for r in quick]
@@ -35,7 +36,7 @@ def assert_logged_as_a_refusal(caplog: pytest.LogCaptureFixture) -> None:
 async def test_a_pair_that_cannot_cover_the_stake_is_an_info_refusal(
         caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO)
-    quick = QuickGame(BrokePlay(), tick=3600)  # type: ignore[arg-type]
+    quick = MemoryQuickGame(BrokePlay(), tick=3600)  # type: ignore[arg-type]
     a = await quick.join(1, "ana", 1500, 75, "draw", False, True, stake=10)
     b = await quick.join(2, "beka", 1500, 75, "draw", False, True, stake=10)
     for search in (a, b):

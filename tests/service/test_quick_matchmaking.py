@@ -1,4 +1,4 @@
-"""The quick-game pairing rules (kva.service.matchmaking): pure, so plain numbers suffice."""
+"""The quick-game pairing rules (kva.service.lobby.matchmaking): pure, so plain numbers suffice."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kva.service.matchmaking import (
+from kva.service.lobby.matchmaking import (
     BOT_OFFER_AFTER,
     RANGE_MAX,
     Seeker,

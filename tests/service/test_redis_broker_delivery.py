@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from kva.service.broker import RedisBroker, Subscription
+from kva.service.cluster.broker import RedisBroker, Subscription
 
 
 @pytest.fixture

@@ -10,20 +10,21 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from sqlalchemy import func, select
 
-from kva.service.broker import MemoryBroker
+from kva.service.cluster.broker import MemoryBroker
 from kva.service.errors import PlayError
+from kva.service.lobby.rematch import RematchService
 from kva.service.play import PlayService, topic
-from kva.service.rematch import RematchService
-from kva.storage.models import MatchRow
+from kva.storage.models import MatchRow, MatchSeat
 from tests.helpers.community_help import finished_match, make_user
 from tests.helpers.play import make_play
 
 
 @pytest.fixture
-async def services(sessions) -> AsyncIterator[tuple[PlayService, RematchService, MemoryBroker]]:
+async def services(database, sessions
+                   ) -> AsyncIterator[tuple[PlayService, RematchService, MemoryBroker]]:
     broker = MemoryBroker()
     with ThreadPoolExecutor(max_workers=1) as pool:
-        play = make_play(sessions, broker, bot_executor=pool)
+        play = make_play(database, broker, bot_executor=pool)
         try:
             yield play, RematchService(sessions, broker, play), broker
         finally:
@@ -32,8 +33,8 @@ async def services(sessions) -> AsyncIterator[tuple[PlayService, RematchService,
 
 async def _matches_with(sessions, *user_ids: int) -> int:  # type: ignore[no-untyped-def]
     async with sessions() as session:
-        return int(await session.scalar(select(func.count()).select_from(MatchRow).where(
-            MatchRow.seat0_user_id.in_(user_ids) | MatchRow.seat1_user_id.in_(user_ids))))
+        return int(await session.scalar(select(func.count(MatchSeat.match_id.distinct()))
+                                         .where(MatchSeat.user_id.in_(user_ids))))
 
 
 async def test_offer_then_accept_starts_the_new_match_with_seats_swapped(
@@ -52,7 +53,7 @@ async def test_offer_then_accept_starts_the_new_match_with_seats_swapped(
     async with sessions() as session:
         new = await session.get(MatchRow, accepted["match_id"])
     assert new is not None and new.status == "active"
-    assert (new.seat0_user_id, new.seat1_user_id) == (b.id, a.id)
+    assert new.seat_users() == [b.id, a.id]
     assert (new.target, new.bazaar, new.rated) == (old.target, old.bazaar, old.rated)
     assert new.record["players"] == [{"name": b.nickname}, {"name": a.nickname}]
     assert new.record["meta"]["rated"] is True
@@ -108,7 +109,7 @@ async def test_a_bot_accepts_at_once_and_moves_when_it_is_its_turn(sessions, ser
     assert answer["state"] == "accepted" and answer["by"] == 0
     async with sessions() as session:
         new = await session.get(MatchRow, answer["match_id"])
-    assert (new.seat0_bot, new.seat1_user_id, new.seat0_user_id) == ("easy", me.id, None)
+    assert (new.bot_at(0), new.user_at(1), new.user_at(0)) == ("easy", me.id, None)
     # Whoever opens, it becomes the human's turn: the bot plays when it has to.
     deadline = asyncio.get_running_loop().time() + 10
     while True:

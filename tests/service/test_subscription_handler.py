@@ -1,5 +1,6 @@
 """A subscription with a handler: each message handed over in the publisher's task, in order,
-never holding the publisher up (kva.service.broker.Subscription, kva.service.eager), which is
+never holding the publisher up (kva.service.cluster.broker.Subscription, kva.service.eager), which
+is
 how a match socket gets its states (kva/web/ws.py)."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from kva.service.broker import Broker
+from kva.service.cluster.broker import Broker
 from kva.service.eager import run_eagerly
 
 

@@ -14,23 +14,31 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
+from kva.games.georgian_live import apply_change, change_of
 from kva.rules import action_to_json, verify_record
 from kva.service import PlayError
-from kva.service.broker import MemoryBroker
+from kva.service.cluster.broker import MemoryBroker
 from kva.service.play import PlayService
 from kva.service.play.commit import record_of
 from kva.storage import journal, repo
 from kva.storage import journal_writer as writers
+from kva.storage.db import Database
 from kva.storage.models import MatchAction
 from tests.helpers.community_help import make_user
 from tests.helpers.play import make_play
 from tests.storage.journal_help import append_journal
 
 
-def _service(sessions: async_sessionmaker, broker: MemoryBroker | None = None) -> PlayService:
+def _service(database: Database, broker: MemoryBroker | None = None) -> PlayService:
     # a wall clock that stands still: the states compared show the same time left
-    return make_play(sessions, broker, forced_delay=3600, bot_delay=3600,
+    return make_play(database, broker, forced_delay=3600, bot_delay=3600,
                      rng_factory=random.Random, now_ms=lambda: 1_700_000_000_000)
+
+
+def _timed_by(record: dict[str, Any], by: str | None) -> dict[str, Any]:
+    """``record`` with its running clock timed by the process ``by``."""
+    meta = {**record["meta"], "clock": {**record["meta"]["clock"], "by": by}}
+    return {**record, "meta": meta}
 
 
 async def _new_match(
@@ -63,11 +71,11 @@ async def _stored(sessions: async_sessionmaker, match_id: str) -> tuple[dict[str
     async with sessions() as session:
         row = await repo.get_match(session, match_id)
         assert row is not None
-        return await repo.current_record(session, row)
+        return await repo.current_record(session, row, apply_change)
 
 
-async def test_the_record_assembled_from_the_journal_is_write_record(sessions) -> None:
-    play = _service(sessions)
+async def test_the_record_assembled_from_the_journal_is_write_record(database, sessions) -> None:
+    play = _service(database)
     match_id, ids = await _new_match(sessions, play)
     live = play._live[match_id]
     rng = random.Random(3)
@@ -93,8 +101,8 @@ async def test_the_record_assembled_from_the_journal_is_write_record(sessions) -
     await play.stop()
 
 
-async def test_a_restart_mid_match_resumes_identically(sessions) -> None:
-    play = _service(sessions)
+async def test_a_restart_mid_match_resumes_identically(database, sessions) -> None:
+    play = _service(database)
     match_id, ids = await _new_match(sessions, play)
     rng = random.Random(5)
     before = play._live[match_id]
@@ -104,12 +112,15 @@ async def test_a_restart_mid_match_resumes_identically(sessions) -> None:
             break
         await _step(play, match_id, ids, rng)
     await play.stop()
-    again = _service(sessions)  # a new process: nothing in memory
+    again = _service(database)  # a new process: nothing in memory
     states = [await again.state_for(match_id, user_id) for user_id in ids]
     after = play._live[match_id]
     resumed = again._live[match_id]
     assert resumed is not after and resumed.version == before.version
-    assert record_of(resumed) == record_of(before)
+    # the same record, but for the process that times the clock now (the new one)
+    assert resumed.clock is not None and before.clock is not None
+    assert resumed.clock.by in (None, again._liveness.me)
+    assert record_of(resumed) == _timed_by(record_of(before), resumed.clock.by)
     for user_id, state in zip(ids, states, strict=True):
         assert state == await play.state_for(match_id, user_id)
     assert resumed.match is not None
@@ -122,8 +133,8 @@ async def test_a_restart_mid_match_resumes_identically(sessions) -> None:
     await again.stop()
 
 
-async def test_a_stale_copy_is_refused_by_the_journal_and_reloaded(sessions) -> None:
-    here, there = _service(sessions), _service(sessions)  # two processes, one database
+async def test_a_stale_copy_is_refused_by_the_journal_and_reloaded(database, sessions) -> None:
+    here, there = _service(database), _service(database)  # two processes, one database
     match_id, ids = await _new_match(sessions, here)
     rng = random.Random(7)
     await there.state_for(match_id, ids[0])  # "there" holds a copy...
@@ -156,11 +167,11 @@ async def test_a_stale_copy_is_refused_by_the_journal_and_reloaded(sessions) -> 
 
 
 async def test_a_commit_landing_during_a_version_read_keeps_the_copy(
-    sessions, monkeypatch: pytest.MonkeyPatch
+    database, sessions, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The race of ``fresh`` (issue 14): the stored version was read, then a commit of this
     process landed, then the two were compared; the copy was dropped for a second one."""
-    play = _service(sessions)
+    play = _service(database)
     match_id, ids = await _new_match(sessions, play)
     play._store.shared = True  # another process may write: reads check the stored version
     live = play._live[match_id]
@@ -196,14 +207,15 @@ def test_change_rows_fold_back_into_the_record() -> None:
     while not match.over:
         hand = len(match.hands) - 1
         match.apply(rng.choice(match.legal_codes()))
-        changes.append(journal.encode(journal.change_of(match, hand)))
-    done = journal.assemble(checkpoint, changes)
+        changes.append(journal.encode(change_of(match, hand)))
+    done = journal.assemble(checkpoint, changes, apply_change)
     assert done["hands"] == write_record(match)["hands"]
     assert checkpoint["hands"][0]["moves"] == []  # the checkpoint is left untouched
 
 
 def test_pool_options() -> None:
-    from kva.storage.db import PG_POOL_SIZE, pool_options
+    from kva.settings.caps import PG_POOL_SIZE
+    from kva.storage.db import pool_options
 
     lite = pool_options("sqlite+aiosqlite:///x.db")
     assert (lite["pool_size"], lite["max_overflow"]) == (1, 0)  # one writer connection
@@ -260,10 +272,11 @@ async def test_old_reference_cycles_are_collected_on_a_timer() -> None:
         gc.set_threshold(*before)
 
 
-async def test_the_home_page_list_shows_the_score_of_a_match_in_progress(sessions) -> None:
+async def test_the_home_page_list_shows_the_score_of_a_match_in_progress(
+        database, sessions) -> None:
     """The score of a match in progress comes from its journal, not from its checkpoint (which
     holds the score at the deal): a hand ended, the list shows it."""
-    play = _service(sessions)
+    play = _service(database)
     rng = random.Random(13)
     for _attempt in range(20):  # the deal is the fair one, random: a first hand may end the
         match_id, ids = await _new_match(sessions, play)  # match, or score nothing
@@ -317,7 +330,7 @@ async def test_the_migration_converts_matches_in_progress_and_folds_back(
         for _ in range(5):
             hand = len(match.hands) - 1
             match.apply(rng.choice(match.legal_codes()))
-            changes.append(journal.encode(journal.change_of(match, hand)))
+            changes.append(journal.encode(change_of(match, hand)))
         async with engine.begin() as conn:
             for seq, change in enumerate(changes, start=11):
                 assert await repo.append_change(conn, "m1", seq, change)
@@ -344,10 +357,10 @@ async def test_the_migration_converts_matches_in_progress_and_folds_back(
         await engine.dispose()
 
 
-async def test_only_the_latest_finished_matches_stay_in_memory(sessions) -> None:
+async def test_only_the_latest_finished_matches_stay_in_memory(database, sessions) -> None:
     """A process holds its live matches and a few just finished, not every match it served
     (issue 14: memory follows the load); a dropped match still reads from the database."""
-    play = _service(sessions)
+    play = _service(database)
     play._store.settled_size = 2
     finished = []
     for _ in range(4):
@@ -383,7 +396,7 @@ async def _sqlite_writable(url: str) -> bool:
 
 
 async def test_a_refused_or_cancelled_append_leaves_no_transaction_open(
-    sessions, monkeypatch: pytest.MonkeyPatch
+    database, sessions, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """SQLite's pool does not roll back a connection given back (kva.storage.db), so the
     journal's own transaction must end in every case: a version that exists, and a move
@@ -393,12 +406,12 @@ async def test_a_refused_or_cancelled_append_leaves_no_transaction_open(
     if engine.dialect.name != "sqlite":
         pytest.skip("SQLite's single connection only")
     url = engine.url.render_as_string(hide_password=False)
-    play = _service(sessions)
+    play = _service(database)
     match_id, ids = await _new_match(sessions, play)
     await _step(play, match_id, ids, random.Random(1))  # a move: one journal row
     version = play._live[match_id].version
     change = journal.encode({"checkpoint": "active"})
-    assert await append_journal(engine, match_id, version, change) is False  # exists
+    assert await append_journal(database, match_id, version, change) is False  # exists
     assert await _sqlite_writable(url)
 
     class _CancelledCommit:  # the sqlite3 connection, but cancelled at its COMMIT
@@ -411,17 +424,13 @@ async def test_a_refused_or_cancelled_append_leaves_no_transaction_open(
         def commit(self) -> None:
             raise asyncio.CancelledError
 
-    class _Driver:  # aiosqlite's connection as _append_on_thread reads it
-        def __init__(self, driver: Any) -> None:
-            self._conn = _CancelledCommit(driver._conn)
-
     on_thread = writers._append_on_thread
     # The way an append goes when the loop's direct connection finds the file locked.
     monkeypatch.setattr(writers, "_append_directly", lambda *args: None)
     monkeypatch.setattr(writers, "_append_on_thread",
-                        lambda driver, sql, params: on_thread(_Driver(driver), sql, params))
+                        lambda conn, sql, params: on_thread(_CancelledCommit(conn), sql, params))
     with pytest.raises(asyncio.CancelledError):
-        await append_journal(engine, match_id, version + 1, change)
+        await append_journal(database, match_id, version + 1, change)
     monkeypatch.undo()
     assert await _sqlite_writable(url)
     async with sessions() as session:
@@ -431,13 +440,13 @@ async def test_a_refused_or_cancelled_append_leaves_no_transaction_open(
     await play.stop()
 
 
-async def test_states_encoded_with_kept_moves_are_the_plain_encoding(sessions) -> None:
+async def test_states_encoded_with_kept_moves_are_the_plain_encoding(database, sessions) -> None:
     """The play service encodes each state with the hand's moves put in as kept text
     (commit.encoded_state): after every action of a whole match, for every viewer, the text
     is exactly the plain encoding of the state message."""
     from kva.service.play.commit import encode_state, encoded_state, state_message
 
-    play = _service(sessions)
+    play = _service(database)
     match_id, ids = await _new_match(sessions, play)
     rng = random.Random(3)
     live = play._live[match_id]
@@ -470,11 +479,11 @@ async def _scored_mid_hand(
 
 @pytest.mark.parametrize("how", ["resign", "timeout", "abandon"])
 async def test_a_forfeit_mid_hand_stores_the_points_already_scored_in_that_hand(
-    sessions, tmp_path: Any, how: str
+    database, sessions, tmp_path: Any, how: str
 ) -> None:
     from kva.cli import main
 
-    play = _service(sessions)
+    play = _service(database)
     match_id, ids = await _new_match(sessions, play)
     expected = await _scored_mid_hand(play, match_id, ids, random.Random(6))
     live = play._live[match_id]

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import sqlite3
 import threading
-import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,18 +19,27 @@ from sqlalchemy import func, select
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
-from kva.service import sessions as session_service
+from kva.service.accounts import sessions as session_service
 from kva.storage import fair as fair_store
 from kva.storage import journal_writer as writers
 from kva.storage import repo, sqlite_direct
+from kva.storage.aiosqlite_thread import run_on_thread
+from kva.storage.db import Database
 from kva.storage.models import MatchAction, SessionRow, User
 from tests.storage.journal_help import append_journal, journal_rows, make_match
 
 
 @pytest.fixture
-async def engine(sessions: async_sessionmaker) -> AsyncIterator[AsyncEngine]:
+def engine(database: Database) -> AsyncEngine:
     """The engine of the migrated test database."""
-    yield sessions.kw["bind"]
+    return database.engine
+
+
+def _direct(database: Database) -> sqlite_direct.DirectAppends:
+    """The direct appends of the test database's journal writer (a SQLite file's)."""
+    writer = database.journal
+    assert isinstance(writer, writers.SqliteDirectWriter)
+    return writer.direct
 
 
 async def _in_transaction(engine: AsyncEngine) -> bool:
@@ -38,7 +48,7 @@ async def _in_transaction(engine: AsyncEngine) -> bool:
     async with engine.connect() as conn:
         driver = (await conn.get_raw_connection()).driver_connection
         assert driver is not None
-        return bool(await driver._execute(lambda: driver._conn.in_transaction))
+        return await run_on_thread(driver, lambda conn: conn.in_transaction)
 
 
 def _sqlite_only(engine: AsyncEngine) -> None:
@@ -47,20 +57,20 @@ def _sqlite_only(engine: AsyncEngine) -> None:
 
 
 async def test_an_append_is_refused_for_a_taken_version_or_an_ended_session(
-    sessions: async_sessionmaker, engine: AsyncEngine
+    database: Database, sessions: async_sessionmaker, engine: AsyncEngine
 ) -> None:
     """False for a version that exists, SessionEnded for a revoked session, nothing written
     either way, and the connection goes on serving (no transaction left open)."""
     _user, token = await session_service.guest_with_session(sessions)
     await make_match(sessions, "fast-append-1")
     live = session_service.token_hash(token)
-    assert await append_journal(engine, "fast-append-1", 1, '{"a":1}', live)
-    assert await append_journal(engine, "fast-append-1", 1, '{"b":1}', live) is False
-    assert await append_journal(engine, "fast-append-1", 1, '{"c":1}') is False
+    assert await append_journal(database, "fast-append-1", 1, '{"a":1}', live)
+    assert await append_journal(database, "fast-append-1", 1, '{"b":1}', live) is False
+    assert await append_journal(database, "fast-append-1", 1, '{"c":1}') is False
     assert await session_service.revoke(sessions, token)
     with pytest.raises(repo.SessionEnded):
-        await append_journal(engine, "fast-append-1", 2, '{"d":2}', live)
-    assert await append_journal(engine, "fast-append-1", 2, '{"e":2}')
+        await append_journal(database, "fast-append-1", 2, '{"d":2}', live)
+    assert await append_journal(database, "fast-append-1", 2, '{"e":2}')
     assert await journal_rows(sessions, "fast-append-1") == [(1, '{"a":1}'), (2, '{"e":2}')]
     if engine.dialect.name == "sqlite":
         assert not await _in_transaction(engine)
@@ -87,7 +97,8 @@ def _count_thread_calls(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
 
 async def test_an_append_is_written_at_once_when_nobody_else_writes(
-    sessions: async_sessionmaker, engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+    database: Database, sessions: async_sessionmaker, engine: AsyncEngine,
+    monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """On a SQLite file nobody else is writing, an append (written, stale, or refused for an
     ended session) never goes to aiosqlite's thread, and what it wrote is what a read of the
@@ -97,26 +108,26 @@ async def test_an_append_is_written_at_once_when_nobody_else_writes(
     live = session_service.token_hash(token)
     await make_match(sessions, "direct-append-1")
     calls = _count_thread_calls(monkeypatch)
-    assert await append_journal(engine, "direct-append-1", 1, '{"a":1}', live)
-    assert await append_journal(engine, "direct-append-1", 1, '{"b":1}') is False
-    assert await append_journal(engine, "direct-append-1", 2, '{"c":2}')
+    assert await append_journal(database, "direct-append-1", 1, '{"a":1}', live)
+    assert await append_journal(database, "direct-append-1", 1, '{"b":1}') is False
+    assert await append_journal(database, "direct-append-1", 2, '{"c":2}')
     assert calls == []
     monkeypatch.undo()
     assert await session_service.revoke(sessions, token)
     calls = _count_thread_calls(monkeypatch)
     with pytest.raises(repo.SessionEnded):
-        await append_journal(engine, "direct-append-1", 3, '{"d":3}', live)
+        await append_journal(database, "direct-append-1", 3, '{"d":3}', live)
     assert calls == []
     monkeypatch.undo()
     assert await journal_rows(sessions, "direct-append-1") == [(1, '{"a":1}'), (2, '{"c":2}')]
-    conn = sqlite_direct.direct_connection(engine)
+    conn = _direct(database).connection()
     assert conn is not None and not conn.in_transaction
     assert conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == \
         sqlite_direct.CHECKPOINT_PAGES
 
 
 async def test_an_append_waits_its_turn_while_the_engine_writes(
-    sessions: async_sessionmaker, engine: AsyncEngine
+    database: Database, sessions: async_sessionmaker, engine: AsyncEngine
 ) -> None:
     """While a transaction of the engine holds SQLite's write lock, an append finds the
     direct connection locked at once (the loop is not held) and queues for the pooled
@@ -125,13 +136,13 @@ async def test_an_append_waits_its_turn_while_the_engine_writes(
     await make_match(sessions, "direct-append-2")
     async with engine.begin() as conn:
         assert await repo.append_change(conn, "direct-append-2", 1, '{"engine":1}')
-        direct = sqlite_direct.direct_connection(engine)
+        direct = _direct(database).connection()
         assert direct is not None
         assert sqlite_direct.try_append(direct, "INSERT INTO match_actions (match_id, seq, "
                                         "change) VALUES (?, ?, ?) RETURNING seq",
                                         ["direct-append-2", 9, "{}"]) is sqlite_direct.BUSY
         task = asyncio.create_task(
-            append_journal(engine, "direct-append-2", 2, '{"queued":2}'))
+            append_journal(database, "direct-append-2", 2, '{"queued":2}'))
         await asyncio.sleep(0.05)
         assert not task.done()
     assert await task
@@ -140,7 +151,8 @@ async def test_an_append_waits_its_turn_while_the_engine_writes(
 
 
 async def test_the_log_is_checkpointed_off_the_loop_every_so_many_appends(
-    sessions: async_sessionmaker, engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+    database: Database, sessions: async_sessionmaker, engine: AsyncEngine,
+    monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every ``CHECKPOINT_EVERY`` direct appends, one checkpoint of the write-ahead log runs in
     a worker thread, neither on the loop's thread nor on the engine's pooled connection
@@ -149,7 +161,7 @@ async def test_the_log_is_checkpointed_off_the_loop_every_so_many_appends(
     _sqlite_only(engine)
     await make_match(sessions, "direct-append-checkpoint")
     monkeypatch.setattr(sqlite_direct, "CHECKPOINT_EVERY", 3)
-    monkeypatch.setattr(sqlite_direct, "_APPENDED", weakref.WeakKeyDictionary())
+    direct = _direct(database)
     answers: list[tuple[int, int, int]] = []
     threads: list[int] = []
     real = sqlite_direct._checkpoint_now
@@ -162,17 +174,18 @@ async def test_the_log_is_checkpointed_off_the_loop_every_so_many_appends(
     monkeypatch.setattr(sqlite_direct, "_checkpoint_now", recorded)
     calls = _count_thread_calls(monkeypatch)
     for seq in (1, 2):
-        assert await append_journal(engine, "direct-append-checkpoint", seq, "{}")
-    assert engine not in sqlite_direct._CHECKPOINTS and calls == []
-    assert await append_journal(engine, "direct-append-checkpoint", 3, "{}")
-    await sqlite_direct._CHECKPOINTS[engine]
-    assert engine not in sqlite_direct._CHECKPOINTS
+        assert await append_journal(database, "direct-append-checkpoint", seq, "{}")
+    assert direct.checkpointing is None and calls == []
+    assert await append_journal(database, "direct-append-checkpoint", 3, "{}")
+    assert direct.checkpointing is not None
+    await direct.checkpointing
+    assert direct.checkpointing is None
     assert calls == [] and threads != [threading.get_ident()]
     [(busy, pages, checkpointed)] = answers
     assert busy == 0 and pages > 0 and checkpointed == pages
     for seq in (4, 5):
-        assert await append_journal(engine, "direct-append-checkpoint", seq, "{}")
-    assert engine not in sqlite_direct._CHECKPOINTS and len(answers) == 1
+        assert await append_journal(database, "direct-append-checkpoint", seq, "{}")
+    assert direct.checkpointing is None and len(answers) == 1
     written = await journal_rows(sessions, "direct-append-checkpoint")
     assert [seq for seq, _ in written] == [1, 2, 3, 4, 5]
 
@@ -184,13 +197,14 @@ async def test_an_in_memory_database_has_no_direct_connection() -> None:
 
     memory = create_engine("sqlite+aiosqlite:///:memory:")
     try:
-        assert sqlite_direct.direct_connection(memory) is None
+        assert sqlite_direct.DirectAppends(memory).connection() is None
     finally:
         await memory.dispose()
 
 
 async def test_an_append_is_one_trip_to_the_sqlite_thread(
-    sessions: async_sessionmaker, engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+    database: Database, sessions: async_sessionmaker, engine: AsyncEngine,
+    monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """When the direct connection is locked, the INSERT and its COMMIT go to aiosqlite's
     thread as one call, written or refused."""
@@ -198,9 +212,9 @@ async def test_an_append_is_one_trip_to_the_sqlite_thread(
     _direct_path_busy(monkeypatch)
     await make_match(sessions, "fast-append-2")
     calls = _count_thread_calls(monkeypatch)
-    assert await append_journal(engine, "fast-append-2", 1, "{}")
+    assert await append_journal(database, "fast-append-2", 1, "{}")
     assert len(calls) == 1
-    assert await append_journal(engine, "fast-append-2", 1, "{}") is False
+    assert await append_journal(database, "fast-append-2", 1, "{}") is False
     assert len(calls) == 2
     monkeypatch.undo()
     assert not await _in_transaction(engine)
@@ -208,7 +222,8 @@ async def test_an_append_is_one_trip_to_the_sqlite_thread(
 
 @pytest.mark.parametrize("seq", [1, 2], ids=["written", "taken"])
 async def test_a_cancelled_append_ends_its_transaction(
-    sessions: async_sessionmaker, engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch,
+    database: Database, sessions: async_sessionmaker, engine: AsyncEngine,
+    monkeypatch: pytest.MonkeyPatch,
     seq: int,
 ) -> None:
     """A move whose task is cancelled while its call waits on aiosqlite's thread: the call
@@ -217,7 +232,7 @@ async def test_a_cancelled_append_ends_its_transaction(
     _sqlite_only(engine)
     _direct_path_busy(monkeypatch)
     await make_match(sessions, "fast-append-3")
-    assert await append_journal(engine, "fast-append-3", 1, '{"first":1}')
+    assert await append_journal(database, "fast-append-3", 1, '{"first":1}')
     started, release = threading.Event(), threading.Event()
     real: Callable[..., bool] = writers._append_on_thread
 
@@ -227,7 +242,7 @@ async def test_a_cancelled_append_ends_its_transaction(
         return real(*args)
 
     monkeypatch.setattr(writers, "_append_on_thread", held)
-    task = asyncio.create_task(append_journal(engine, "fast-append-3", seq, '{"x":1}'))
+    task = asyncio.create_task(append_journal(database, "fast-append-3", seq, '{"x":1}'))
     while not started.is_set():
         await asyncio.sleep(0.001)
     task.cancel()
@@ -238,7 +253,7 @@ async def test_a_cancelled_append_ends_its_transaction(
     assert not await _in_transaction(engine)
     expected = [(1, '{"first":1}')] + ([(2, '{"x":1}')] if seq == 2 else [])
     assert await journal_rows(sessions, "fast-append-3") == expected
-    assert await append_journal(engine, "fast-append-3", 3, '{"y":3}')
+    assert await append_journal(database, "fast-append-3", 3, '{"y":3}')
 
 
 async def test_a_new_guest_is_the_user_an_orm_read_gives(sessions: async_sessionmaker) -> None:
@@ -313,9 +328,9 @@ async def test_a_client_seed_is_stored_once_per_seat(sessions: async_sessionmake
         assert await fair_store.set_client_seed(conn, "fast-seed-1", 1, "cc" * 16, "server")
     async with sessions() as session:
         row = await fair_store.get_fair(session, "fast-seed-1")
+        seeds = await fair_store.client_seeds(session, "fast-seed-1")
     assert row is not None
-    assert (row.client_seed0, row.seed_by0, row.client_seed1, row.seed_by1) == \
-        ("aa" * 16, "player", "cc" * 16, "server")
+    assert seeds == [("aa" * 16, "player"), ("cc" * 16, "server")]
     assert row.server_seed == "ab" * 32
     async with sessions() as session:
         assert await fair_store.get_fair(session, "no-such-match") is None
@@ -334,14 +349,14 @@ def test_a_detached_object_holds_every_column() -> None:
 
 
 async def test_the_journal_of_a_revoked_session_is_unchanged(
-    sessions: async_sessionmaker, engine: AsyncEngine
+    database: Database, sessions: async_sessionmaker, engine: AsyncEngine
 ) -> None:
     """An ended session's move writes no row (the count stays as it was)."""
     _user, token = await session_service.guest_with_session(sessions)
     await make_match(sessions, "fast-append-4")
     assert await session_service.revoke(sessions, token)
     with pytest.raises(repo.SessionEnded):
-        await append_journal(engine, "fast-append-4", 1, "{}",
+        await append_journal(database, "fast-append-4", 1, "{}",
                                   session_service.token_hash(token))
     async with sessions() as session:
         assert await session.scalar(select(func.count()).select_from(MatchAction).where(
@@ -377,3 +392,14 @@ async def test_new_guests_take_a_digit_more_once_two_names_in_a_row_are_taken(
     third = await repo.create_guest(sessions)
     assert asked[0] == 9 * 10 ** 4  # starts at five digits now
     assert third.nickname == names[6]
+
+
+async def test_disposing_the_database_closes_its_direct_connections(tmp_path: Path) -> None:
+    """The direct connections belong to the database's journal writer and close with it."""
+    database = Database(f"sqlite+aiosqlite:///{tmp_path / 'disposed.sqlite3'}")
+    conn = _direct(database).connection()
+    assert conn is not None
+    assert conn.execute("SELECT 1").fetchone() == (1,)
+    await database.dispose()
+    with pytest.raises(sqlite3.ProgrammingError):  # closed
+        conn.execute("SELECT 1")

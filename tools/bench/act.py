@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from kva.rules import action_to_json
-from kva.service.broker import MemoryBroker, Subscription
+from kva.service.cluster.broker import MemoryBroker, Subscription
 from kva.service.errors import PlayError
 from kva.service.play import PlayService, topic, viewer_key
 from kva.storage import repo
-from kva.storage.db import create_engine, session_factory
+from kva.storage.db import Database
 from kva.storage.migrate import upgrade
 
 
@@ -122,11 +122,12 @@ async def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         url = args.db or f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}"
-        engine = create_engine(url)
+        database = Database(url)
+        engine = database.engine
         await upgrade(engine)
-        sessions = session_factory(engine)
+        sessions = database.sessions
         broker = MemoryBroker()
-        service = PlayService(sessions, broker, forced_delay=3600, bot_delay=3600,
+        service = PlayService(database, broker, forced_delay=3600, bot_delay=3600,
                               rng_factory=random.Random)
         if args.all_views and getattr(service, "watchers", None) is not None:
             service._committer.watchers = None
@@ -165,7 +166,7 @@ async def main() -> None:
     q = statistics.quantiles(lat, n=100) if len(lat) > 1 else [0.0] * 99
     print(f"{count[0] / elapsed:,.0f} actions/s ({count[0]} in {elapsed:.1f} s, "
           f"{args.matches} matches); act p50 {q[49] * 1000:.1f} ms, p99 {q[98] * 1000:.1f} ms, "
-          f"max {lat[-1] * 1000:.1f} ms; CPU {cpu * 1000 / max(count[0], 1):.2f} ms per action")
+          f"max {lat[-1] * 1000:.1f} ms; CPU {cpu * 1000 / max(count[0], 1):.4f} ms per action")
     print("gc pauses: " + "; ".join(
         f"gen{g} {len(p)} runs, max {max(p, default=0) * 1000:.1f} ms, "
         f"total {sum(p) * 1000:.0f} ms" for g, p in pauses.items()))

@@ -21,7 +21,7 @@ from kva.bots import make_bot
 from kva.bots.runner import decide
 from kva.rules import Match, PlayerView, player_view, write_record
 from kva.service.analysis import _evaluate, make_analysis_executor
-from kva.service.bots import make_executor
+from kva.service.play.bot_moves import make_executor
 
 
 def _views(count: int) -> list[PlayerView]:

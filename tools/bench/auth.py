@@ -1,4 +1,5 @@
-"""``kva bench auth``: honest logins while guests guess a closed table's password.
+"""``kva bench auth``: honest logins while guests guess a closed table's password, or while one
+account is logged in to from many addresses with its known-device cookie.
 
 The bench starts one ``kva serve`` (SQLite in an empty temporary folder, through
 :func:`tools.bench.server.started_servers`) with **production's default rate limits**.
@@ -8,15 +9,21 @@ the server is started with ``KVA_TRUSTED_PROXIES=127.0.0.1`` and every simulated
 honest login a fresh one (``198.51.100.N`` and on), since one address logging in dozens of times
 a minute would meet ``KVA_LOGIN_RATE_IP`` itself (in production those are different people).
 
-1. A host opens a friend table with a password; an honest player registers.
-2. Idle: the honest player logs in ``--idle-logins`` times, one after another.
+1. A host opens a friend table with a password; ``--honest-accounts`` honest players
+   register (the logins go round them, since each account may log in only
+   ``KVA_LOGIN_RATE_ACCOUNT`` times a minute), and a flooder registers its own account,
+   keeping the ``kva_device`` cookie that registering sets.
+2. Idle: the honest players log in ``--idle-logins`` times, one after another.
 3. Attack: ``--attackers`` guests each send ``--guesses`` wrong passwords to the table's
    ``POST /t/{token}`` (spread over ``--tables`` such tables), paced over ``--attack-seconds``
    (``0``: as fast as answers come), all at once, each guest waiting for an answer (10 s at most)
    before its next guess; whatever is not sent or answered ``--grace`` seconds after that is
    cut off and counted as ``cut``. Optionally ``--login-guessers`` more addresses
-   send wrong-password logins for other nicknames. Meanwhile the honest player logs in again
-   and again, one login after another, until the attack is over.
+   send wrong-password logins for other nicknames. ``--device-logins N`` adds N addresses
+   that log in to the flooder's account with its right password and its device cookie, and
+   ``--device-guessers N`` N more that send it wrong passwords with that cookie, each
+   ``--guesses`` times at the same pace. Meanwhile the honest players log in again and again,
+   one login after another, until the attack is over.
 
 Printed: honest login p50/p95/max idle and under attack (of the logins that succeeded; any
 honest login refused is counted and named in the headline), their p95 ratio, how the attack was
@@ -35,7 +42,7 @@ import secrets
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from tools.bench.command import run_command
@@ -51,6 +58,7 @@ from tools.bench.server import (
 BENCH_ENV: dict[str, str] = {"KVA_TRUSTED_PROXIES": "127.0.0.1"}
 TABLE_PASSWORD = "table-secret-42"
 HONEST_PASSWORD = "honest-password-1"
+FLOOD_PASSWORD = "flooder-password-1"
 
 
 @dataclass
@@ -122,15 +130,18 @@ class AuthBench:
     def __init__(self, url: str, pid: int) -> None:
         self.url = url
         self.pid = pid
-        self.nickname = "honest_" + secrets.token_hex(3)
+        self.nicknames: list[str] = []
+        self.flooder = "flooder_" + secrets.token_hex(3)
+        self.device = ""
         self._honest_n = 0
         self.rss_peak_kib = 0
 
     def _xff(self, address: str) -> dict[str, str]:
         return {"X-Forwarded-For": address}
 
-    async def setup(self, tables: int) -> list[str]:
-        """Open ``tables`` friend tables with a password; register the honest player."""
+    async def setup(self, tables: int, honest_accounts: int) -> list[str]:
+        """Open ``tables`` friend tables with a password; register ``honest_accounts`` honest
+        players and the flooder (keeping its device cookie)."""
         tokens = []
         for i in range(tables):
             host = self._xff(_address("192.0", i))
@@ -147,20 +158,31 @@ class AuthBench:
             if page.status != 200 or token is None:
                 raise HttpFailure(f"GET /m/{{id}} answered {page.status} (no table link)")
             tokens.append(token.group(1).decode())
-        r = await http(self.url, "POST", "/register",
-                       {"nickname": self.nickname, "password": HONEST_PASSWORD},
-                       extra_headers=self._xff("198.18.0.1"))
-        if r.status != 303:
-            raise HttpFailure(f"POST /register answered {r.status}")
+        for i in range(honest_accounts):
+            nickname = f"honest{i}_" + secrets.token_hex(3)
+            await self._register(nickname, HONEST_PASSWORD, _address("198.18", i))
+            self.nicknames.append(nickname)
+        self.device = await self._register(self.flooder, FLOOD_PASSWORD, "198.19.0.1")
         return tokens
 
+    async def _register(self, nickname: str, password: str, address: str) -> str:
+        """Register ``nickname`` from ``address``; its ``kva_device`` cookie."""
+        r = await http(self.url, "POST", "/register", {"nickname": nickname, "password": password},
+                       extra_headers=self._xff(address))
+        device = r.cookie("kva_device")
+        if r.status != 303 or not device:
+            raise HttpFailure(f"POST /register answered {r.status}")
+        return device
+
     async def login(self, into: Latencies) -> None:
-        """One honest login from a fresh address, timed to its answer."""
+        """One honest login from a fresh address (the next honest player's), timed to its
+        answer."""
         self._honest_n += 1
         xff = self._xff(_address("198.51", self._honest_n))
+        nickname = self.nicknames[self._honest_n % len(self.nicknames)]
         t0 = time.perf_counter()
         r = await http(self.url, "POST", "/login",
-                       {"nickname": self.nickname, "password": HONEST_PASSWORD}, extra_headers=xff)
+                       {"nickname": nickname, "password": HONEST_PASSWORD}, extra_headers=xff)
         if r.status == 303:
             into.seconds.append(time.perf_counter() - t0)
         into.statuses[r.status] += 1
@@ -193,23 +215,45 @@ class AuthBench:
                              statuses: Counter[str]) -> None:
         """Wrong-password logins for other nicknames, from one address (its first on the
         account lane, the rest on the suspect lane)."""
-        xff = self._xff(_address("100.64", n))
+        await self._logins("login", _address("100.64", n), guesses, pace, statuses,
+                           lambda i: (f"victim{n}_{i % 5}", f"guess-{i}"))
+
+    async def _device_login(self, n: int, guesses: int, pace: float,
+                            statuses: Counter[str]) -> None:
+        """The flooder's right password, with its device cookie, from one address."""
+        await self._logins("device", _address("100.80", n), guesses, pace, statuses,
+                           lambda i: (self.flooder, FLOOD_PASSWORD), self.device)
+
+    async def _device_guesser(self, n: int, guesses: int, pace: float,
+                              statuses: Counter[str]) -> None:
+        """Wrong passwords for the flooder's account, with its device cookie, from one
+        address."""
+        await self._logins("device-guess", _address("100.90", n), guesses, pace, statuses,
+                           lambda i: (self.flooder, f"guess-{n}-{i}"), self.device)
+
+    async def _logins(self, label: str, address: str, count: int, pace: float,
+                      statuses: Counter[str], form: Callable[[int], tuple[str, str]],
+                      device: str = "") -> None:
+        """``count`` logins from ``address`` (``form(i)``: nickname and password), one every
+        ``pace`` seconds, each waiting for its answer; counted as ``"{label} {status}"``."""
+        headers = self._xff(address) | ({"Cookie": f"kva_device={device}"} if device else {})
         start = time.perf_counter()
-        for i in range(guesses):
+        for i in range(count):
             delay = start + i * pace - time.perf_counter()
             if delay > 0:
                 await asyncio.sleep(delay)
+            nickname, password = form(i)
             try:
                 r = await http(self.url, "POST", "/login",
-                               {"nickname": f"victim{n}_{i % 5}", "password": f"guess-{i}"},
-                               extra_headers=xff, timeout=10.0)
+                               {"nickname": nickname, "password": password},
+                               extra_headers=headers, timeout=10.0)
             except TimeoutError:
-                statuses["login timeout"] += 1
+                statuses[f"{label} timeout"] += 1
                 continue
             except (OSError, HttpFailure):
-                statuses["login failed"] += 1
+                statuses[f"{label} failed"] += 1
                 continue
-            statuses[f"login {r.status}"] += 1
+            statuses[f"{label} {r.status}"] += 1
 
     async def _sample_rss(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -220,7 +264,7 @@ class AuthBench:
                 await asyncio.wait_for(stop.wait(), 0.1)
 
     async def run(self, args: argparse.Namespace) -> AuthResult:
-        tokens = await self.setup(args.tables)
+        tokens = await self.setup(args.tables, args.honest_accounts)
         idle = Latencies()
         await self.login(idle)  # warm-up (the first login pays for imports and caches)
         idle = Latencies()
@@ -236,8 +280,11 @@ class AuthBench:
         t0 = time.perf_counter()
         attack = [asyncio.create_task(self._guesser(n, tokens, args.guesses, pace, statuses))
                   for n in range(args.attackers)]
-        attack += [asyncio.create_task(self._login_guesser(n, args.guesses, pace, statuses))
-                   for n in range(args.login_guessers)]
+        for count, client in ((args.login_guessers, self._login_guesser),
+                              (args.device_logins, self._device_login),
+                              (args.device_guessers, self._device_guesser)):
+            attack += [asyncio.create_task(client(n, args.guesses, pace, statuses))
+                       for n in range(count)]
         under = Latencies()
         deadline = t0 + args.attack_seconds + args.grace
         # Back to back while the attack lasts, but no longer than its pace plus the grace.
@@ -247,7 +294,8 @@ class AuthBench:
             task.cancel()
         await asyncio.gather(*attack, return_exceptions=True)
         attack_s = time.perf_counter() - t0
-        planned = (args.attackers + args.login_guessers) * args.guesses
+        planned = (args.attackers + args.login_guessers + args.device_logins
+                   + args.device_guessers) * args.guesses
         if sum(statuses.values()) < planned:  # cut off at the deadline: unsent or unanswered
             statuses["cut"] = planned - sum(statuses.values())
         await asyncio.sleep(0.5)
@@ -275,9 +323,12 @@ def report(r: AuthResult) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """Start the server, measure, print the table and the headline."""
-    if args.idle_logins < 1 or args.attackers < 0 or args.guesses < 1 or args.tables < 1:
-        print("kva bench auth: --idle-logins, --guesses and --tables must be at least 1",
-              file=sys.stderr)
+    if (args.idle_logins < 1 or args.guesses < 1 or args.tables < 1
+            or args.honest_accounts < 1
+            or min(args.attackers, args.login_guessers, args.device_logins,
+                   args.device_guessers) < 0):
+        print("kva bench auth: --idle-logins, --guesses, --tables and --honest-accounts must "
+              "be at least 1, the attacker counts at least 0", file=sys.stderr)
         return 2
     with started_servers(1, "sqlite", "", "", 0.6, None, args.server_log_level,
                          limits=BENCH_ENV) as started:
@@ -287,7 +338,11 @@ def run(args: argparse.Namespace) -> int:
               f"and per honest login; {args.attackers} attackers × {args.guesses} wrong table "
               f"passwords over {args.tables} table(s) in {args.attack_seconds:g} s"
               + (f", {args.login_guessers} login guessers × {args.guesses}"
-                 if args.login_guessers else ""), flush=True)
+                 if args.login_guessers else "")
+              + (f", {args.device_logins} addresses × {args.guesses} right logins to one "
+                 "account with its device cookie" if args.device_logins else "")
+              + (f", {args.device_guessers} addresses × {args.guesses} wrong logins to it "
+                 "with its device cookie" if args.device_guessers else ""), flush=True)
         result = asyncio.run(AuthBench(url, pid).run(args))
     for line in report(result):
         print(line)
@@ -317,6 +372,15 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--login-guessers", type=int, default=0,
                    help="also this many addresses sending wrong-password logins for other "
                         "nicknames, --guesses each, same pace (0)")
+    p.add_argument("--device-logins", type=int, default=0,
+                   help="also this many addresses logging in to one account with its right "
+                        "password and its known-device cookie, --guesses each, same pace (0)")
+    p.add_argument("--device-guessers", type=int, default=0,
+                   help="also this many addresses sending that account wrong passwords with "
+                        "its known-device cookie, --guesses each, same pace (0)")
+    p.add_argument("--honest-accounts", type=int, default=24,
+                   help="honest players the honest logins go round (24): each account may "
+                        "log in only KVA_LOGIN_RATE_ACCOUNT times a minute")
     p.add_argument("--server-log-level", default="warning",
                    choices=["critical", "error", "warning", "info", "debug"])
     return p

@@ -3,7 +3,8 @@
     .venv/bin/python -m tools.bench.bot_pool [--decisions 200] [--level hard]
 
 Positions with a real choice come from seeded matches (greedy and random play mixed); they are
-sent in pairs through :func:`kva.service.bots.choose` on :func:`kva.service.bots.make_executor`
+sent in pairs through :func:`kva.service.play.bot_moves.choose` on
+:func:`kva.service.play.bot_moves.make_executor`
 (two spawned workers, as the server runs them), so two matches think at the same time, and the
 wall time of each decision, from submission to answer, is reported as p50 / p95 / max.
 """
@@ -17,7 +18,7 @@ import time
 
 from kva.bots.simple import view_greedy
 from kva.rules import TARGETS, Match, PlayerView, player_view
-from kva.service.bots import choose, make_executor
+from kva.service.play.bot_moves import choose, make_executor
 
 
 def views(count: int, seed: int = 2) -> list[PlayerView]:

@@ -22,7 +22,7 @@ import subprocess
 import time
 from typing import Any
 
-from kva.service.broker import RedisBroker, make_broker
+from kva.service.cluster.broker import RedisBroker, make_broker
 
 STATE = json.dumps({
     "type": "state", "version": 60, "event": {"kind": "play", "seat": 0},

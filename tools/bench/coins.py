@@ -24,11 +24,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from kva.service import coins
-from kva.service.broker import MemoryBroker
-from kva.service.coinaudit import audit
+from kva.service.cluster.broker import MemoryBroker
+from kva.service.coins import wallets as coins
+from kva.service.coins.audit import audit
 from kva.service.play import PlayService
-from kva.storage.db import create_engine, session_factory
+from kva.storage.db import Database
 from kva.storage.migrate import upgrade
 from kva.storage.models import User
 from tools.bench.command import run_command
@@ -58,9 +58,10 @@ async def _pg_database(admin_url: str, create: bool, name: str) -> None:
 
 async def bench(url: str, matches: int) -> dict[str, list[float]]:
     """Time starts and finishes of ``matches`` casual and ``matches`` coin matches (ms)."""
-    engine = create_engine(url)
+    database = Database(url)
+    engine = database.engine
     await upgrade(engine)
-    sessions = session_factory(engine)
+    sessions = database.sessions
     times: dict[str, list[float]] = {"start": [], "start_coin": [], "finish": [],
                                      "finish_coin": [], "ledger_start": [],
                                      "ledger_finish": []}
@@ -81,7 +82,7 @@ async def bench(url: str, matches: int) -> dict[str, list[float]]:
     coins.start_match = timed(originals[0], "ledger_start")
     coins.finish_match = timed(originals[1], "ledger_finish")
     with ThreadPoolExecutor(max_workers=1) as pool:
-        play = PlayService(sessions, MemoryBroker(), forced_delay=0, bot_delay=0,
+        play = PlayService(database, MemoryBroker(), forced_delay=0, bot_delay=0,
                            bot_executor=pool)
         try:
             async with sessions() as session, session.begin():
@@ -140,7 +141,7 @@ def report(label: str, times: dict[str, list[float]]) -> str:
 
 async def _run(args: argparse.Namespace) -> int:
     # every resignation here is "suspicious" (0 moves): the warnings are not the point
-    logging.getLogger("kva.service.coins").setLevel(logging.ERROR)
+    logging.getLogger("kva.service.coins.wallets").setLevel(logging.ERROR)
     if args.db == "postgres":
         name = f"kva_bench_coins_{secrets.token_hex(4)}"
         await _pg_database(args.pg_url, True, name)

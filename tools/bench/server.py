@@ -56,7 +56,7 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlencode, urlsplit
 
-from kva.service.routing import HashRing
+from kva.settings.routing import HashRing
 from tools.bench.command import run_command
 from tools.bench.cpu_quota import CpuQuota, CpuQuotaError, limit_share, process_share_name
 
@@ -332,12 +332,39 @@ class Pending:
 
 def made_by(msg: dict[str, Any], version: int, seat: int) -> bool:
     """Whether state ``msg`` is the one ``seat``'s action at ``version`` made: the next version,
-    with that player's tile as its event (or inside the hand or match end it caused)."""
+    with that player's action as its event (Georgian: its tile, or inside the hand or match end
+    it caused; Kozel: the ``action`` event, or the ``match_end`` it caused)."""
     event = msg.get("event") or {}
-    if event.get("kind") in ("hand_end", "match_end"):
+    if event.get("kind") in ("hand_end", "match_end") and "move" in event:
         event = event.get("move") or {}
-    return (msg.get("version") == version + 1 and event.get("kind") in ("open", "play")
+    return (msg.get("version") == version + 1
+            and event.get("kind") in ("open", "play", "action", "match_end")
             and event.get("p") == seat)
+
+
+@dataclass(frozen=True)
+class TableKind:
+    """What differs between the games the bench plays: the table it opens (the home form's
+    fields), how many players fill it, and when a view asks its player to choose."""
+
+    game: str
+    seats: int
+    form: dict[str, str]
+
+    @classmethod
+    def of(cls, game: str, seats: int, target: int) -> TableKind:
+        if game == "kozel":
+            return cls(game, seats, {"opponent": "friend", "game": "kozel",
+                                     "seats": str(seats), "fish": "all"})
+        return cls(game, 2, {"opponent": "friend", "target": str(target), "bazaar": "draw"})
+
+    def chooses(self, view: dict[str, Any]) -> bool:
+        """Whether the seat on turn has a choice to send: a forced draw, pass or knock is the
+        server's own (Georgian: the legal list then holds no tile; Kozel: ``view.forced``)."""
+        legal = view.get("legal") or []
+        if self.game == "kozel":
+            return bool(legal) and view.get("forced") is None
+        return any(a.get("type") == "play" for a in legal)
 
 
 class Player:
@@ -418,7 +445,7 @@ class Player:
         legal = view.get("legal") or []
         if (msg.get("status") == "active" and view.get("turn") == self.you
                 and self.you is not None
-                and any(a.get("type") == "play" for a in legal)
+                and game.bench.table.chooses(view)
                 and self.acted_on < version):
             self.acted_on = version
             delay = game.bench.think_delay()
@@ -463,29 +490,29 @@ class Game:
             self.done.set()
 
     def finish(self, seat: int) -> None:
-        """``seat``'s socket saw the end; the match is done once both have."""
+        """``seat``'s socket saw the end; the match is done once every seat's has."""
         self.over_seen.add(seat)
-        if len(self.over_seen) == 2 and not self.done.is_set():
+        if len(self.over_seen) == self.bench.table.seats and not self.done.is_set():
             self.bench.rec.matches_finished += 1
             self.done.set()
 
     async def play(self, host_url: str, guest_url: str,
                    players: list[str | None] | None = None) -> None:
-        """Create the match on ``host_url``, join it on ``guest_url``; the sockets go there
-        too (``--spread player``) or both to the match's hashed process (``--spread match``).
-        ``players``: the two players' session cookies (None: a new guest), updated with the
-        sessions the server gives them, so the slot's next match can reuse them."""
+        """Create the match on ``host_url``, join it on ``guest_url`` (every other seat, one
+        player each); the sockets go there too (``--spread player``) or all to the match's
+        hashed process (``--spread match``). ``players``: the players' session cookies (None:
+        a new guest), updated with the sessions the server gives them, so the slot's next
+        match can reuse them."""
         from websockets.asyncio.client import connect
 
         bench = self.bench
+        seats = bench.table.seats
         if players is None:
-            players = [None, None]
-        host_cookie_before, guest_cookie_before = players
-        r = await http(host_url, "POST", "/matches",
-                       {"opponent": "friend", "target": str(bench.target), "bazaar": "draw"},
-                       cookie=players[0])
+            players = [None] * seats
+        before = list(players)
+        r = await http(host_url, "POST", "/matches", bench.table.form, cookie=players[0])
         host_cookie = players[0] = r.cookie("kva_session") or players[0]
-        bench.rec.new_guests += players[0] != host_cookie_before
+        bench.rec.new_guests += players[0] != before[0]
         found = re.fullmatch(r"/m/([A-Za-z0-9_-]+)", r.header("location") or "")
         if r.status != 303 or not host_cookie or not found:
             raise HttpFailure(f"POST /matches {r.status}")
@@ -495,19 +522,20 @@ class Game:
         if page.status != 200 or token is None:
             raise HttpFailure(f"GET /m/{{id}} {page.status}"
                               + ("" if page.status != 200 else " no table link"))
-        joined = await http(guest_url, "POST", f"/t/{token.group(1).decode()}", {},
-                            cookie=players[1])
-        guest_cookie = players[1] = joined.cookie("kva_session") or players[1]
-        bench.rec.new_guests += players[1] != guest_cookie_before
-        if joined.status != 303 or not guest_cookie:
-            raise HttpFailure(f"POST /t/{{token}} {joined.status}")
+        for seat in range(1, seats):
+            joined = await http(guest_url, "POST", f"/t/{token.group(1).decode()}", {},
+                                cookie=players[seat])
+            players[seat] = joined.cookie("kva_session") or players[seat]
+            bench.rec.new_guests += players[seat] != before[seat]
+            if joined.status != 303 or not players[seat]:
+                raise HttpFailure(f"POST /t/{{token}} {joined.status}")
         bench.rec.matches_started += 1
         sockets = []
         if bench.spread == "match":
             host_url = guest_url = nginx_chash(match_id, bench.urls)
         try:
-            for seat, (url, cookie) in enumerate(((host_url, host_cookie),
-                                                 (guest_url, guest_cookie))):
+            for seat, (url, cookie) in enumerate(
+                    [(host_url, host_cookie)] + [(guest_url, players[s]) for s in range(1, seats)]):
                 ws_url = url.replace("http://", "ws://", 1) + f"/ws/m/{match_id}"
                 origin = url.rstrip("/")
                 ws = await connect(ws_url, origin=origin,  # type: ignore[arg-type]
@@ -538,8 +566,10 @@ class Bench:
 
     def __init__(self, urls: Sequence[str], think: float, jitter: float, target: int,
                  sampler: ProcessSampler, seed: int | None, spread: str = "match",
-                 returning: bool = False) -> None:
+                 returning: bool = False, game: str = "georgian", seats: int = 2) -> None:
         self.urls = list(urls)
+        #: The game and table every slot plays.
+        self.table = TableKind.of(game, seats, target)
         self.spread = spread
         #: Whether a slot's players keep their sessions from match to match.
         self.returning = returning
@@ -559,10 +589,10 @@ class Bench:
         await asyncio.sleep(start_delay)
         host_url = self.urls[index % len(self.urls)]
         guest_url = self.urls[(index + 1) % len(self.urls)]
-        players: list[str | None] = [None, None]
+        players: list[str | None] = [None] * self.table.seats
         while not self.stopping:
             if not self.returning:
-                players = [None, None]
+                players = [None] * self.table.seats
             try:
                 await Game(self).play(host_url, guest_url, players)
             except asyncio.CancelledError:
@@ -754,7 +784,7 @@ def headline(label: str, results: Sequence[StepResult], slo_ms: float) -> str:
 
 def nginx_chash(key: str, urls: Sequence[str]) -> str:
     """The URL among ``urls`` that nginx's ``hash <key> consistent;`` picks for ``key`` when
-    the upstream lists them as ``server <host:port>;`` (:class:`kva.service.routing.HashRing`)."""
+    the upstream lists them as ``server <host:port>;`` (:class:`kva.settings.routing.HashRing`)."""
     servers = [urlsplit(url).netloc for url in urls]
     return urls[servers.index(HashRing(servers).server_of(key))]
 
@@ -988,13 +1018,17 @@ def _run(args: argparse.Namespace) -> int:
             label += f", spread by {args.spread}"
         if args.players == "returning":
             label += ", returning players"
+        if args.game == "kozel":
+            label += f", Kozel at {args.seats} seats"
         print(f"kva bench server: {label}; {', '.join(urls)}; steps {steps} matches, "
               f"{args.duration:g} s each after {args.warmup:g} s warm-up; think "
-              f"{args.think:g} s ±{args.jitter * 100:.0f}%; target {args.target}"
+              f"{args.think:g} s ±{args.jitter * 100:.0f}%; "
+              + (f"target {args.target}" if args.game == "georgian" else "fish rule all")
               + ("" if args.url else f"; forced delay {args.forced_delay:g} s"), flush=True)
         print(HEADER, flush=True)
         bench = Bench(urls, args.think, args.jitter, args.target, ProcessSampler(pids),
-                      args.seed, args.spread, returning=args.players == "returning")
+                      args.seed, args.spread, returning=args.players == "returning",
+                      game=args.game, seats=args.seats)
         bench.rec.trace = trace
         results = asyncio.run(bench.run(steps, args.duration, args.warmup,
                                         lambda r: print(row(r), flush=True)))
@@ -1063,6 +1097,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     load.add_argument("--duration", type=float, default=30.0, help="seconds measured per step")
     load.add_argument("--warmup", type=float, default=5.0,
                       help="seconds after a step's new matches open before measuring")
+    load.add_argument("--game", choices=["georgian", "kozel"], default="georgian",
+                      help="the game of every table (default georgian)")
+    load.add_argument("--seats", type=int, default=4, choices=[2, 3, 4],
+                      help="players at each Kozel table (default 4; Georgian has 2)")
     load.add_argument("--target", type=int, default=75, choices=[75, 175, 255, 355],
                       help="match target (default 75: short matches, so tables keep opening)")
     load.add_argument("--players", choices=["new", "returning"], default="new",

@@ -1,30 +1,42 @@
-"""Acting: a player's action, a resignation, and the forfeits the server decides."""
+"""Acting: a player's action, a resignation or abort, and the forfeits the server decides.
+Every judgement of an action is the match's game's (:class:`kva.games.Game`): what the
+client's JSON names, whether it is legal, and what applying it changes."""
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
-from kva.rules import IllegalAction, Match, action_from_json
+from kva.games import ForfeitReason, IllegalAction
 from kva.service.errors import PlayError
-from kva.service.events import action_event, public, resign_event
-from kva.service.play.commit import Committer
+from kva.service.play.aborting import abort
+from kva.service.play.commit import Committer, winner
+from kva.service.play.events import action_source, public, resign_event
 from kva.service.play.live import LiveMatch, LiveStore
+from kva.status import EndReason, MatchStatus
 
-FORFEIT_REASONS: tuple[str, ...] = ("abandon", "timeout")
+#: The forfeits the server decides (a player's own is a resignation).
+FORFEIT_REASONS: tuple[EndReason, ...] = (EndReason.ABANDON, EndReason.TIMEOUT)
 
 
-def seated_match(live: LiveMatch, user_id: int | None) -> tuple[int, Match]:
-    """The seat of ``user_id`` and the match they may act in; PlayError says why not."""
+def seated_match(live: LiveMatch, user_id: int | None) -> tuple[int, Any]:
+    """The seat of ``user_id`` and the match (the game's state) they may act in; PlayError
+    says why not."""
     seat = live.seat_of(user_id)
     if seat is None:
         raise PlayError("not_seated", "you are not a player of this match")
     match = live.dealt()
-    if match.over or live.status == "finished":
+    if live.over or live.status == MatchStatus.FINISHED:
         raise PlayError("over", "the match is over")
-    if live.status == "cancelled":
+    if live.status == MatchStatus.CANCELLED:
         raise PlayError("over", "this table was cancelled")
     return seat, match
+
+
+def forfeit(live: LiveMatch, seat: int, reason: ForfeitReason) -> None:
+    """``seat`` forfeits ``live``'s match for ``reason``: the game ends it, and the log a
+    replaying game resumes from keeps it."""
+    live.game.forfeit(live.match, seat, reason)
+    live.logged_forfeit(seat, reason)
 
 
 class Acting:
@@ -44,6 +56,9 @@ class Acting:
         Nothing is read before the write: the copy in memory is used, and if another process
         moved the match on, the journal insert is refused, the copy dropped, and the action
         judged once more against the reloaded match (``stale`` if the client is behind it).
+        A version ahead of the copy is looked up in the store (:meth:`LiveStore.fresh`, unless
+        the copy is the owner's) and otherwise refused as ``stale``: a client's word alone
+        never drops the copy, whose scheduled bot turn would be lost with it.
         """
         for attempt in (0, 1):
             live = await self._store.get(match_id)
@@ -51,29 +66,31 @@ class Acting:
                 if self._store.live.get(match_id) is not live:  # dropped meanwhile: reload
                     continue
                 seat, match = seated_match(live, user_id)
-                if not attempt and isinstance(version, int) and version > live.version:
-                    self._store.forget(match_id)  # the client saw a later version: reload
-                    continue
+                if (not attempt and isinstance(version, int) and version > live.version
+                        and await self._store.fresh(match_id, claimed=True) is not live):
+                    continue  # another writer stored a later version: judge on it
                 if isinstance(version, bool) or not isinstance(version, int) or (
                     version != live.version
                 ):
                     raise PlayError("stale", f"the match is at version {live.version}")
-                if match.turn != seat:
+                game = live.game
+                if seat not in game.to_act(match):
                     raise PlayError("not_your_turn", "it is not your turn")
                 clock = live.clock
                 if clock is not None and clock.expired(self._committer.now_ms()):
                     await self._flag(live)  # too late: the timer had not fired yet
                     raise PlayError("over", "your time ran out")
                 try:
-                    code = action_from_json(action, match.legal_codes())
+                    chosen = game.action_from_json(match, seat, action)
                 except IllegalAction as exc:
                     raise PlayError("illegal", str(exc)) from None
-                hand_index = len(match.hands) - 1
-                match.apply(code, player=seat)
+                mark = live.play.mark(match)
+                game.apply(match, seat, chosen)
+                live.logged(seat, chosen)
                 try:
-                    await self._committer.commit(live, partial(action_event, match, hand_index),
-                                                 move_hand=hand_index,
-                                                 player_session=player_session)
+                    await self._committer.commit(
+                        live, action_source(live.play, match, mark, seat, chosen),
+                        moved=True, mark=mark, player_session=player_session)
                 except PlayError as exc:  # the copy was stale (and is dropped): judge again
                     if exc.code != "stale" or attempt:
                         raise
@@ -86,8 +103,13 @@ class Acting:
         live = await self._store.fresh(match_id)
         async with live.lock:
             seat, match = seated_match(live, user_id)
-            match.forfeit(seat, "resign")
-            await self._committer.commit(live, public(resign_event(match, seat)), forfeit=True)
+            forfeit(live, seat, "resign")
+            await self._committer.commit(live, public(resign_event(winner(live), seat)),
+                                         forfeit=True)
+
+    async def abort(self, match_id: str, user_id: int | None) -> None:
+        """The player calls the match off (:func:`kva.service.play.aborting.abort`)."""
+        await abort(self._store, self._committer, match_id, user_id)
 
     async def flag(self, match_id: str, expected_version: int | None = None) -> bool:
         """The player whose time runs loses the match on time, if their time is up (and the
@@ -95,7 +117,7 @@ class Acting:
         live = await self._store.fresh(match_id)
         async with live.lock:
             clock, match = live.clock, live.match
-            if (clock is None or match is None or match.over or live.status != "active"
+            if (clock is None or match is None or live.over or live.status != MatchStatus.ACTIVE
                     or not clock.expired(self._committer.now_ms())
                     or expected_version is not None and live.version != expected_version):
                 return False
@@ -107,12 +129,12 @@ class Acting:
         the engine's forfeit (``timeout``), the record's ``meta.end`` ``time`` (``timeout``
         for the first move of a match with no clock, as the event's reason)."""
         assert live.clock is not None and live.match is not None
-        match = live.match
         seat = live.clock.flag(self._committer.now_ms())
-        match.forfeit(seat, "timeout")
+        forfeit(live, seat, "timeout")
         await self._committer.commit(live, public({
-            "kind": "forfeit", "p": seat, "winner": match.winner,
-            "reason": "timeout" if live.clock.first_move_only else "time"}), forfeit=True)
+            "kind": "forfeit", "p": seat, "winner": winner(live),
+            "reason": EndReason.TIMEOUT if live.clock.first_move_only else EndReason.TIME}),
+            forfeit=True)
 
     async def forfeit(
         self, match_id: str, seat: int, reason: str, expected_version: int | None = None
@@ -124,12 +146,11 @@ class Acting:
             raise ValueError("a forfeit by the server is for 'abandon' or 'timeout'")
         live = await self._store.fresh(match_id)
         async with live.lock:
-            match = live.match
-            if match is None or match.over or live.status != "active":
+            if live.match is None or live.over or live.status != MatchStatus.ACTIVE:
                 raise PlayError("over", "the match is over")
             if expected_version is not None and live.version != expected_version:
                 raise PlayError("stale", f"the match is at version {live.version}")
-            match.forfeit(seat, "abandon" if reason == "abandon" else "timeout")
+            forfeit(live, seat, "abandon" if reason == EndReason.ABANDON else "timeout")
             await self._committer.commit(live, public({
-                "kind": "forfeit", "p": seat, "reason": reason, "winner": match.winner}),
+                "kind": "forfeit", "p": seat, "reason": reason, "winner": winner(live)}),
                 forfeit=True)

@@ -9,7 +9,10 @@ starts :data:`HAND_PAUSE_MS` later (the hand's result is on show meanwhile).
 The state is kept with the match: ``meta.clock`` of the record (written with every checkpoint)
 and the ``c`` key of every journal row (:mod:`kva.storage.journal`), in the same write as the
 move, so a restarted server, or another process taking the match over, resumes the clock with
-the same deadline, an absolute wall-clock time in epoch milliseconds.
+the same deadline, an absolute wall-clock time in epoch milliseconds. With the deadline goes
+the id of the process that set it (``by``): a process that takes the match up after that one
+stopped or died moves the deadline forward by the time no process served the match
+(:mod:`kva.service.play.liveness`), so an outage costs nobody time.
 
 A match with no clock (preset ``none``) keeps one rule of it: a player who has not yet made a
 move of their own in the match has ``KVA_FIRST_MOVE_TIMEOUT`` seconds on their turn (no
@@ -20,19 +23,12 @@ runs again. It is kept, shown and enforced exactly like a clock.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from kva.rules import DRAW, PASS, Match
+from kva.settings.clocks import PRESETS
 
-#: Name → (per-move seconds, reserve seconds), unless ``KVA_CLOCK_PRESETS`` says otherwise
-#: (:func:`parse_presets`). ``none``: no clock at all.
-PRESETS: Final[dict[str, tuple[int, int]]] = {
-    "blitz": (10, 60),
-    "standard": (20, 120),
-    "relaxed": (45, 300),
-}
 #: The preset of a table with no clock (casual tables only: against a bot, or a friend).
 NO_CLOCK: Final = "none"
 #: Every preset a table may be created with, the default first.
@@ -41,28 +37,6 @@ CLOCK_CHOICES: Final[tuple[str, ...]] = ("standard", "blitz", "relaxed", NO_CLOC
 DEFAULT_CLOCK: Final = "standard"
 #: Extra time before the first turn of each new hand starts running (the result is shown).
 HAND_PAUSE_MS: Final = 10_000
-
-
-def parse_presets(text: str) -> dict[str, tuple[int, int]]:
-    """The presets ``KVA_CLOCK_PRESETS`` sets, e.g. ``blitz=10+60,standard=20+120``: each
-    named preset gets that many seconds a move plus that many of reserve; the others keep
-    :data:`PRESETS`' times. ValueError says what is wrong."""
-    presets = dict(PRESETS)
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        name, _, times = item.partition("=")
-        move, plus, reserve = times.partition("+")
-        name = name.strip()
-        if name not in PRESETS:
-            raise ValueError(f"unknown clock preset {name!r} (one of {', '.join(PRESETS)})")
-        try:
-            seconds = (int(move), int(reserve))
-        except ValueError:
-            seconds = (0, -1)
-        if not plus or seconds[0] < 1 or seconds[1] < 0:
-            raise ValueError(f"clock preset {name!r}: seconds a move (at least 1) + seconds "
-                             "of reserve (at least 0), as in standard=20+120")
-        presets[name] = seconds
-    return presets
 
 
 def clock_preset(record: Any) -> str:
@@ -118,23 +92,30 @@ class Clock:
     flagged: int | None = None
     #: Whether each seat has made a move of its own (a ``none`` clock runs only until then).
     moved: list[bool] = field(default_factory=lambda: [False, False])
+    #: The process serving the match when the running deadline was set (None: none runs,
+    #: or it is not known).
+    by: str | None = None
     #: The wall clock it is read with (the play service's: tests inject a fake one).
     wall: Callable[[], int] = field(default=now_ms, compare=False, repr=False)
 
     @classmethod
     def new(cls, preset: str, wall: Callable[[], int] = now_ms,
-            presets: dict[str, tuple[int, int]] = PRESETS) -> Clock | None:
-        """A fresh clock for ``preset`` with the times ``presets`` give it (None for
-        ``none``: see :meth:`first_move`)."""
+            presets: dict[str, tuple[int, int]] = PRESETS, seats: int = 2) -> Clock | None:
+        """A fresh clock of ``seats`` seats for ``preset`` with the times ``presets`` give it
+        (None for ``none``: see :meth:`first_move`)."""
         if preset not in presets:
             return None
         move, reserve = presets[preset]
-        return cls(preset, [reserve * 1000] * 2, move * 1000, reserve * 1000, wall=wall)
+        return cls(preset, [reserve * 1000] * seats, move * 1000, reserve * 1000,
+                   moved=[False] * seats, wall=wall)
 
     @classmethod
-    def first_move(cls, seconds: float, wall: Callable[[], int] = now_ms) -> Clock:
-        """The ``none`` clock: ``seconds`` for each player's turns until their first move."""
-        return cls(NO_CLOCK, [0, 0], round(seconds * 1000), 0, wall=wall)
+    def first_move(cls, seconds: float, wall: Callable[[], int] = now_ms,
+                   seats: int = 2) -> Clock:
+        """The ``none`` clock of ``seats`` seats: ``seconds`` for each player's turns until
+        their first move."""
+        return cls(NO_CLOCK, [0] * seats, round(seconds * 1000), 0, moved=[False] * seats,
+                   wall=wall)
 
     @property
     def first_move_only(self) -> bool:
@@ -152,24 +133,30 @@ class Clock:
             if preset == NO_CLOCK:
                 return None
             move, reserve = (1000 * v for v in PRESETS[preset])
-        clock = cls(preset, [reserve, reserve], move, reserve, wall=wall)
-        moved = meta.get("moved")
-        if isinstance(moved, list) and len(moved) == 2:
-            clock.moved = [v is True for v in moved]
         left = meta.get("left")
-        if isinstance(left, list) and len(left) == 2 and all(isinstance(v, int) for v in left):
+        # as many seats as the stored times name (a record of two seats: two)
+        seats = len(left) if isinstance(left, list) and len(left) >= 2 else 2
+        clock = cls(preset, [reserve] * seats, move, reserve, moved=[False] * seats, wall=wall)
+        moved = meta.get("moved")
+        if isinstance(moved, list) and len(moved) == seats:
+            clock.moved = [v is True for v in moved]
+        if isinstance(left, list) and len(left) == seats and all(
+                isinstance(v, int) for v in left):
             clock.left = [int(v) for v in left]
         seat, deadline = meta.get("seat"), meta.get("deadline")
-        if seat in (0, 1) and isinstance(deadline, int):
+        if isinstance(seat, int) and 0 <= seat < seats and isinstance(deadline, int):
             clock.seat, clock.deadline = int(seat), int(deadline)
+            by = meta.get("by")
+            clock.by = by if isinstance(by, str) else None
         flagged = meta.get("flagged")
-        clock.flagged = int(flagged) if flagged in (0, 1) else None
+        clock.flagged = (int(flagged) if isinstance(flagged, int) and 0 <= flagged < seats
+                         else None)
         return clock
 
     def state(self) -> dict[str, Any]:
         """What changes as the match goes on: a journal row's ``c``."""
         state: dict[str, Any] = {"left": list(self.left), "seat": self.seat,
-                                 "deadline": self.deadline}
+                                 "deadline": self.deadline, "by": self.by}
         if self.flagged is not None:
             state["flagged"] = self.flagged
         if self.first_move_only:
@@ -198,31 +185,39 @@ class Clock:
         if self.seat is not None and self.deadline is not None:
             self.left[self.seat] = min(self.left[self.seat], max(0, self.deadline - now))
             self.moved[self.seat] = True
-        self.seat = self.deadline = None
+        self.seat = self.deadline = self.by = None
 
-    def advance(self, match: Match, human: tuple[bool, bool], active: bool, now: int, *,
-                new_hand: bool = False) -> None:
-        """A change was just made: stop the time that ran, and start the turn now due if its
-        player is a person (``human[seat]``) with a real choice (the hand's first turn after
-        :data:`HAND_PAUSE_MS` when ``new_hand``)."""
+    def advance(self, seat: int | None, human: Sequence[bool], forced: bool, now: int, *,
+                new_hand: bool = False, by: str | None = None) -> None:
+        """A change was just made: stop the time that ran, and start the turn of ``seat`` (the
+        seat now to act in an active match; None: nobody) if its player is a person
+        (``human[seat]``) with a real choice (not ``forced``: the server plays a forced
+        action at once, and it costs nothing), the hand's first turn after
+        :data:`HAND_PAUSE_MS` when ``new_hand``, timed by the process ``by``."""
         self.stop(now)
-        seat = match.turn
-        if not active or match.over or seat is None or not human[seat]:
+        if seat is None or not human[seat]:
             return
         if self.first_move_only and self.moved[seat]:
             return  # no clock: only a player's first move is timed
-        if match.legal_codes() in ([DRAW], [PASS]):
+        if forced:
             return  # forced: the server plays it at once, and it costs nothing
         pause = HAND_PAUSE_MS if new_hand else 0
         self.seat = seat
         self.deadline = now + pause + self.per_move_ms + self.left[seat]
+        self.by = by
+
+    def give_back(self, ms: int) -> None:
+        """No process served the match for ``ms`` while this time ran: its deadline moves
+        that much later (the player on turn keeps the time they had)."""
+        if self.deadline is not None:
+            self.deadline += max(0, ms)
 
     def flag(self, now: int) -> int:
         """The running seat has lost on time: its reserve is 0 and it is ``flagged``."""
         seat = self.seat
         assert seat is not None, "no time runs"
         self.left[seat] = 0
-        self.seat = self.deadline = None
+        self.seat = self.deadline = self.by = None
         self.flagged = seat
         return seat
 
@@ -240,5 +235,5 @@ class Clock:
                 "move_ms": move_ms, "flagged": self.flagged}
 
 
-__all__ = ["CLOCK_CHOICES", "DEFAULT_CLOCK", "HAND_PAUSE_MS", "NO_CLOCK", "PRESETS", "Clock",
-           "check_clock", "clock_preset", "now_ms", "parse_presets"]
+__all__ = ["CLOCK_CHOICES", "DEFAULT_CLOCK", "HAND_PAUSE_MS", "NO_CLOCK", "Clock", "check_clock",
+           "clock_preset", "now_ms"]

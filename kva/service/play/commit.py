@@ -1,58 +1,60 @@
 """Committing a change: store the match at its next version (refused if another writer got
-there first), then publish the state each viewer may see, built from that viewer's own view."""
+there first), then publish the state each viewer may see, built from that viewer's own view.
+The match's game (its :class:`kva.games.Game` and :class:`kva.games.LivePlay`) writes the
+records, journal changes and views; nothing here knows a game's rules."""
 
 from __future__ import annotations
 
 import json
 import logging
-import random
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
-
-from kva.rules import FORMAT, Match, PlayerView, player_view, view_to_json, write_record
-from kva.service.broker import Broker
+from kva.games import winner_of
+from kva.service.cluster.broker import Broker
 from kva.service.errors import PlayError
-from kva.service.events import EventSource
+from kva.service.play.clock import Clock
+from kva.service.play.events import EventSource
 from kva.service.play.hooks import MatchHook
-from kva.service.play.live import VIEWER_KEYS, LiveMatch, LiveStore, topic
+from kva.service.play.live import LiveMatch, LiveStore, topic
 from kva.service.play.watchers import Watchers
+from kva.status import EndReason, MatchStatus
 from kva.storage import journal, repo
-from kva.storage.db import journal_writer_of
+from kva.storage.db import Database
 from kva.storage.models import utcnow
 
 log = logging.getLogger(__name__)
 
-#: The board before anyone has played: what a table that is not dealt yet shows.
-_EMPTY_BOARD = player_view(Match(75, "draw", random.Random(0)), None).board
-
-
-def undealt_view(live: LiveMatch, seat: int | None) -> PlayerView:
-    """The view of a table waiting for its second player: the settings, and no tile at all
-    (nothing is dealt until the match starts)."""
-    return PlayerView(
-        player=seat, target=live.settings.target, bazaar=live.settings.bazaar, scores=(0, 0),
-        hand_number=1, turn=None, over=False, winner=None, forfeit_reason=None, hand=(),
-        hand_counts=(0, 0), hand_points=(0, 0), drawable_count=0, out_of_play_count=0,
-        drawn_count=0, pending=None, forced_opening=None, board=_EMPTY_BOARD, moves=(),
-        legal=(), passes=0, last_placer=-1, last_nondouble_placer=-1, previous=(),
-    )
-
-
-def view_of(live: LiveMatch, seat: int | None) -> PlayerView:
-    """What ``seat`` (None: a spectator) may know of ``live`` now."""
+def view_of(live: LiveMatch, seat: int | None) -> Any:
+    """What ``seat`` (None: a spectator) may know of ``live`` now, as its game's view (a table
+    not dealt yet shows its options and no tile at all)."""
     if live.match is None:
-        return undealt_view(live, seat)
-    view = player_view(live.match, seat)
-    if live.status != "active":
-        view = replace(view, legal=())
-    return view
+        return live.play.undealt_view(live.options, len(live.seats), seat)
+    return live.play.view(live.match, seat, active=live.status == MatchStatus.ACTIVE)
+
+
+def winner(live: LiveMatch) -> int | None:
+    """The one seat that won ``live``, or None (not over, or no single winner)."""
+    return None if live.match is None else winner_of(live.game.match_result(live.match))
+
+
+def advance_clock(
+    live: LiveMatch, clock: Clock, now: int, *, new_hand: bool = False, by: str | None = None,
+) -> None:
+    """A change was just made to ``live``'s dealt match: ``clock`` stops the time that ran and
+    starts the turn now due (:meth:`~kva.service.play.clock.Clock.advance`), asking the game
+    who is to act and whether that seat's action is forced."""
+    assert live.match is not None
+    live.changed()  # called right after a change (in a commit, or by a test without one)
+    seat, forced = live.due()
+    if live.status != MatchStatus.ACTIVE:
+        seat, forced = None, False
+    clock.advance(seat, [s.bot is None for s in live.seats], forced, now, new_hand=new_hand,
+                  by=by)
 
 
 def record_of(live: LiveMatch) -> dict[str, Any]:
-    """The stored record: the whole match, or, before the deal, its settings and players."""
+    """The stored record: the whole match, or, before the deal, its options and players."""
     players = [{"name": s.record_name()} for s in live.seats]
     meta: dict[str, Any] = {"match_id": live.id, "rated": live.rated, "started": live.created_at}
     if live.fair is not None:  # the server seed only once the match is over
@@ -62,24 +64,27 @@ def record_of(live: LiveMatch) -> dict[str, Any]:
         if live.clock.flagged is not None:  # "time", or "timeout" for a first move
             meta["end"] = end_reason(live)
     if live.match is None:
-        return {"format": FORMAT, "target": live.settings.target,
-                "bazaar": live.settings.bazaar, "players": players, "meta": meta,
-                "hands": [], "winner": None, "score": [0, 0]}
-    return write_record(live.match, players=players, meta=meta)
+        return live.play.undealt_record(live.options, players, meta)
+    return live.play.record(live.match, live.options, live.log, players, meta)
 
 
-def end_reason(live: LiveMatch) -> str:
+def end_reason(live: LiveMatch) -> EndReason:
     """How a finished match ended, as its row's ``end_reason`` says: ``points``, ``resign``,
-    ``abandon``, ``timeout`` (no first move), or ``time`` (lost on the clock)."""
+    ``abandon``, ``timeout`` (no first move), ``time`` (lost on the clock), or ``abort``
+    (called off after the deal: cancelled, nobody won)."""
+    if live.aborted:
+        return EndReason.ABORT
     if live.clock is not None and live.clock.flagged is not None:
-        return "timeout" if live.clock.first_move_only else "time"
-    return (live.match.forfeit_reason if live.match is not None else None) or "points"
+        return EndReason.TIMEOUT if live.clock.first_move_only else EndReason.TIME
+    result = live.game.match_result(live.match) if live.match is not None else None
+    forfeited = result.forfeit if result is not None else None
+    return EndReason(forfeited) if forfeited is not None else EndReason.POINTS
 
 
 def revealed(live: LiveMatch) -> bool:
     """Whether the match is over (won, resigned, forfeited): only then is its server seed
     shown, in states and in the record."""
-    return live.status == "finished" or (live.match is not None and live.match.over)
+    return live.status == MatchStatus.FINISHED or live.over
 
 
 def encode_state(state: dict[str, Any]) -> str:
@@ -97,10 +102,11 @@ def encoded_state(
     extra: dict[str, Any] | None = None,
 ) -> str:
     """``encode_state(state_message(...))``, the same text, built faster: the view is written
-    as text from kept fragments (:class:`kva.service.play.viewtext.ViewText`: the moves and
-    finished hands each encoded once, the board once for all its viewers, tables for tiles and
-    actions) instead of built as a dict and encoded again in every state; only what follows
-    the view (the event, the players, ...) goes through ``json.dumps``."""
+    as text by the match's view writer (:meth:`kva.games.LivePlay.view_writer`; the Georgian
+    game's :class:`kva.games.georgian_viewtext.ViewText` writes it from kept fragments: the
+    moves and finished hands each encoded once, the board once for all its viewers, tables for
+    tiles and actions) instead of built as a dict and encoded again in every state; only what
+    follows the view (the event, the players, ...) goes through ``json.dumps``."""
     view = view_of(live, seat)
     after = encode_state(_after_view(live, seat, view, event, extra))
     return (f'{{"type":"state","version":{live.version},"view":{live.view_text.text(view)},'
@@ -113,12 +119,12 @@ def state_message(
 ) -> dict[str, Any]:
     """The ``state`` message for one viewer: their view and the event as they see it."""
     view = view_of(live, seat)
-    return {"type": "state", "version": live.version, "view": view_to_json(view),
+    return {"type": "state", "version": live.version, "view": live.play.view_json(view),
             **_after_view(live, seat, view, event, extra)}
 
 
 def _after_view(
-    live: LiveMatch, seat: int | None, view: PlayerView, event: EventSource | None,
+    live: LiveMatch, seat: int | None, view: Any, event: EventSource | None,
     extra: dict[str, Any] | None,
 ) -> dict[str, Any]:
     """The fields of a ``state`` message after its view, in order (:func:`encoded_state`
@@ -142,18 +148,17 @@ class Committer:
     """The one path every change takes: store, then publish, then tell who cares."""
 
     def __init__(
-        self, sessions: async_sessionmaker[AsyncSession], broker: Broker, store: LiveStore,
+        self, database: Database, broker: Broker, store: LiveStore,
         watchers: Watchers | None = None, hooks: Sequence[MatchHook] = (),
         remote: Callable[[str], frozenset[str] | None] | None = None,
     ) -> None:
-        self._sessions = sessions
+        self._sessions = database.sessions
         #: What other features do in the transaction that starts or finishes a match, in
         #: this order (:mod:`kva.service.play.hooks`).
         self.hooks: tuple[MatchHook, ...] = tuple(hooks)
         #: Who watches each match here (None: build every viewer's state).
         self.watchers = watchers
-        self._engine: AsyncEngine = sessions.kw["bind"]
-        self._journal = journal_writer_of(self._engine)
+        self._journal = database.journal
         self._broker = broker
         self._store = store
         #: Called with the match after each committed change (automatic turns, hooks).
@@ -163,6 +168,8 @@ class Committer:
         #: (or no such function): not known, so every key is built and sent to Redis when
         #: the store is :attr:`~kva.service.play.live.LiveStore.shared`.
         self.remote = remote
+        #: This process's id, stored with each deadline it sets (the clock's ``by``).
+        self.process_id: str | None = None
 
     @property
     def now_ms(self) -> Callable[[], int]:
@@ -170,13 +177,16 @@ class Committer:
         return self._store.now_ms
 
     async def commit(
-        self, live: LiveMatch, event: EventSource | None, *, seat1_user_id: int | None = None,
-        move_hand: int | None = None, forfeit: bool = False, player_session: str | None = None,
+        self, live: LiveMatch, event: EventSource | None, *, seated: tuple[int, int] | None = None,
+        moved: bool = False, mark: Any = None, forfeit: bool = False,
+        player_session: str | None = None, reseated: tuple[int, dict[str, Any]] | None = None,
     ) -> None:
         """Store the match at the next version, then publish it; the caller holds the lock.
 
-        ``move_hand``: the change is the move just applied in that hand (index); ``forfeit``:
-        the change is a forfeit. A move of a match that goes on is one appended journal row
+        ``seated``: the seat and user id of a player who sat down (a join); ``reseated``: a
+        waiting table's seat and its row's new values (a bot seated, a joiner gone). ``moved``:
+        the move applied at ``mark`` (the game's :meth:`~kva.games.LivePlay.mark` taken before
+        it); ``forfeit``: a forfeit. A move of a match that goes on is one appended journal row
         (:mod:`kva.storage.journal`); every other change (a join, a cancelled table, the end
         of the match) writes the whole record as the new checkpoint, guarded the same way.
 
@@ -188,32 +198,32 @@ class Committer:
         in-memory copy is dropped, so the next access reloads the stored truth, and a ``stale``
         (or ``revoked``) error is raised.
         """
-        match = live.match
-        finished = match is not None and match.over
+        live.changed()  # whatever was due before this change is not any more
+        match, play = live.match, live.play
+        finished = live.over
         if finished:
-            live.status = "finished"
+            live.status = MatchStatus.FINISHED
         version = live.version + 1
-        moved = match is not None and (move_hand is not None or forfeit)
+        changed = match is not None and (moved or forfeit)
         extra: dict[str, Any] | None = None
         try:
             if live.clock is not None and match is not None:
-                live.clock.advance(
-                    match, (live.seats[0].bot is None, live.seats[1].bot is None),
-                    live.status == "active", self.now_ms(),
-                    new_hand=move_hand is not None and len(match.hands) - 1 > move_hand)
+                advance_clock(live, live.clock, self.now_ms(),
+                              new_hand=moved and play.new_hand(match, mark),
+                              by=self.process_id)
             change_data: dict[str, Any] = (
-                journal.change_of(match, move_hand) if match is not None and moved
-                else {"checkpoint": live.status})
+                play.change(match, mark if moved else None)
+                if changed and play.journaled else {"checkpoint": live.status})
             if live.clock is not None:
                 change_data["c"] = live.clock.state()
             change = journal.encode(change_data)
-            if moved and not finished:
-                if not await self._journal.append(self._engine, live.id, version, change,
+            if changed and play.journaled and not finished:
+                if not await self._journal.append(live.id, version, change,
                                                   player_session):
                     raise PlayError("stale", "the match changed meanwhile")
             else:
-                extra = await self._checkpoint(live, version, change, seat1_user_id,
-                                               player_session)
+                extra = await self._checkpoint(live, version, change, seated,
+                                               player_session, reseated)
         except repo.SessionEnded:
             self._store.forget(live.id)
             raise PlayError("revoked", "your session has ended; log in again") from None
@@ -222,33 +232,35 @@ class Committer:
             raise
         live.version = version
         await self._publish(live, event, extra)
-        if live.status in ("finished", "cancelled"):
+        if live.status.over:
             self._store.settled(live)
         for listener in self.after_commit:
             listener(live)
 
     async def _checkpoint(
-        self, live: LiveMatch, version: int, change: str, seat1_user_id: int | None,
-        player_session: str | None = None,
+        self, live: LiveMatch, version: int, change: str, seated: tuple[int, int] | None,
+        player_session: str | None = None, reseated: tuple[int, dict[str, Any]] | None = None,
     ) -> dict[str, Any] | None:
         """Write the whole record at ``version`` and, in the same transaction, run the hooks
         of a match that starts (a second player seated) or finishes; the fields the finishing
         hooks add to the ``state`` event, merged in hook order."""
-        match = live.match
-        finished = match is not None and match.over
+        finished = live.over
+        # A match called off once started (kva.service.play.aborting): stored as ended, with
+        # no winner, so that the history lists it.
+        aborted = live.aborted
         extra: dict[str, Any] | None = None
         async with self._sessions() as session, session.begin():
             ok = await repo.save_match_state(
                 session, live.id, version, record=record_of(live), status=live.status,
                 change=change,
-                winner=match.winner if match is not None and finished else None,
-                end_reason=end_reason(live) if finished else None,
-                finished_at=utcnow() if finished else None, seat1_user_id=seat1_user_id,
-                player_session=player_session,
+                winner=winner(live) if finished else None,
+                end_reason=end_reason(live) if finished or aborted else None,
+                finished_at=utcnow() if finished or aborted else None,
+                seated=seated, player_session=player_session, reseated=reseated,
             )
             if not ok:
                 raise PlayError("stale", "the match changed meanwhile")
-            if seat1_user_id is not None:  # e.g. coin tables: both stakes into escrow
+            if seated is not None:  # e.g. coin tables: both stakes into escrow
                 for hook in self.hooks:
                     await hook.started(session, live.id)
             if finished:  # e.g. ratings and the coin payout, in this same transaction
@@ -256,6 +268,9 @@ class Committer:
                     added = await hook.finished(session, live.id)
                     if added:
                         extra = {**(extra or {}), **added}
+            if aborted:  # e.g. a coin match's stakes back to the players
+                for hook in self.hooks:
+                    await hook.aborted(session, live.id)
         return extra
 
     async def republish(self, live: LiveMatch) -> None:
@@ -275,12 +290,12 @@ class Committer:
         shared = self._store.shared
         local_only = False
         if self.watchers is None or (shared and remote is None):
-            keys: Iterable[str] = VIEWER_KEYS  # who watches elsewhere is not known
+            keys: Iterable[str] = live.keys  # who watches elsewhere is not known
         else:
             keys = self.watchers.keys(live.id)
             if shared:
-                if remote:
-                    keys = {*keys, *remote}
+                if remote:  # another process's keys, of this match's seats only
+                    keys = {*keys, *remote}.intersection(live.keys)
                 else:
                     local_only = True
         states = {

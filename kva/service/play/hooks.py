@@ -2,11 +2,11 @@
 knowing them.
 
 The committer (:mod:`kva.service.play.commit`) runs each :class:`MatchHook` it was built with
-inside the transaction that stores the change: the start of a match (both seats taken) and its
-end; the tables (:mod:`kva.service.play.tables`) run them in the transaction that creates a
-match. A hook that raises rolls that whole transaction back, the change included, so a match
-never starts or finishes without its effects (a coin table whose stake a player cannot cover
-does not start). :mod:`kva.service.finish` lists the platform's hooks.
+inside the transaction that stores the change: the start of a match (both seats taken), its
+end and its abort; the tables (:mod:`kva.service.play.tables`) run them in the transaction
+that creates a match. A hook that raises rolls that whole transaction back, the change
+included, so a match never starts or finishes without its effects (a coin table whose stake a
+player cannot cover does not start). :mod:`kva.service.finish` lists the platform's hooks.
 """
 
 from __future__ import annotations
@@ -34,3 +34,6 @@ class MatchHook:
         """The match ``match_id`` finishes in this transaction. Returns the fields this hook
         adds to the ``state`` event of the finishing change (None: nothing to add)."""
         return None
+
+    async def aborted(self, session: AsyncSession, match_id: str) -> None:
+        """The match ``match_id``, started, is aborted in this transaction (nobody wins)."""

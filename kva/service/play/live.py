@@ -1,39 +1,47 @@
-"""Matches held in memory between actions: who sits where, the dealt match, and the cache that
-loads them from the database (one load at a time per match) and forgets the least recently
-used."""
+"""Matches held in memory between actions: who sits where, the game and the dealt match, and
+the cache that loads them from the database (one load at a time per match) and forgets the
+least recently used. A match knows its game only as a :class:`kva.games.Game` found by name
+(``matches.game``) and that game's :class:`kva.games.LivePlay`."""
 
 from __future__ import annotations
 
 import asyncio
 import random
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from kva.rules import (
+from kva.games import (
     SCHEME,
-    FairDealer,
-    Match,
-    MatchSettings,
+    AnyGame,
+    DealSeeds,
+    LivePlay,
     commitment,
+    live_play_of,
     new_client_seed,
     new_server_seed,
-    read_record,
 )
+from kva.games import get as get_game
+from kva.games.live import ViewWriter
 from kva.service.errors import NotFound, PlayError
 from kva.service.play.clock import Clock, now_ms
-from kva.service.play.viewtext import ViewText
+from kva.status import MatchStatus
 from kva.storage import repo
 from kva.storage.fair import get_fair
-from kva.storage.models import MatchFair, MatchRow, User
+from kva.storage.models import MatchFair, MatchRow, MatchSeat, User
 
 #: How many finished or cancelled matches a process keeps in memory (:meth:`LiveStore.settled`).
 SETTLED_KEPT = 200
-#: Viewer keys of published states: seat 0, seat 1, and everyone else.
+#: Viewer keys of published states of a two-seat match: seat 0, seat 1, and everyone else.
 VIEWER_KEYS: tuple[str, ...] = ("0", "1", "s")
+
+
+def viewer_keys(seats: int) -> tuple[str, ...]:
+    """The viewer keys of a match with ``seats`` seats: each seat's, then everyone else's."""
+    return VIEWER_KEYS if seats == 2 else (*(str(s) for s in range(seats)), "s")
 
 
 def topic(match_id: str) -> str:
@@ -54,8 +62,13 @@ class Seat:
     nickname: str | None = None
     bot: str | None = None
 
+    @property
+    def taken(self) -> bool:
+        """Whether someone (a user or a bot) sits here."""
+        return self.user_id is not None or self.bot is not None
+
     def public(self) -> dict[str, Any] | None:
-        if self.user_id is None and self.bot is None:
+        if not self.taken:
             return None
         return {"name": self.nickname, "bot": self.bot}
 
@@ -87,21 +100,26 @@ class FairState:
         return cls(new_server_seed(), seeds, ["server" if s.bot else None for s in seats])
 
     @classmethod
-    def from_row(cls, row: MatchFair) -> FairState:
-        return cls(bytes.fromhex(row.server_seed), [row.client_seed0, row.client_seed1],
-                   [row.seed_by0, row.seed_by1])
+    def from_rows(cls, row: MatchFair, seats: Sequence[MatchSeat]) -> FairState:
+        """The inputs as stored: the server seed's row and the seats' client seeds."""
+        return cls(bytes.fromhex(row.server_seed), [s.client_seed for s in seats],
+                   [s.seed_by for s in seats])
 
     def row(self, match_id: str) -> MatchFair:
-        return MatchFair(match_id=match_id, server_seed=self.server_seed.hex(),
-                         client_seed0=self.client_seeds[0], client_seed1=self.client_seeds[1],
-                         seed_by0=self.seed_by[0], seed_by1=self.seed_by[1])
+        """The row of the server seed (each seat's client seed goes on :meth:`seat_row`)."""
+        return MatchFair(match_id=match_id, server_seed=self.server_seed.hex())
+
+    def seat_row(self, match_id: str, seat: int, taken: Seat) -> MatchSeat:
+        """The row of ``seat``, sat in by ``taken`` (or nobody yet), with its client seed."""
+        return MatchSeat(match_id=match_id, seat=seat, user_id=taken.user_id, bot=taken.bot,
+                         client_seed=self.client_seeds[seat], seed_by=self.seed_by[seat])
 
     @property
     def commitment(self) -> str:
         return self._commitment
 
     def ready(self) -> bool:
-        """Whether both client seeds are in (the match may be dealt)."""
+        """Whether every seat's client seed is in (the match may be dealt)."""
         return all(s is not None for s in self.client_seeds)
 
     def fill(self, seat: int) -> None:
@@ -110,10 +128,11 @@ class FairState:
             self.client_seeds[seat] = new_client_seed()
             self.seed_by[seat] = "server"
 
-    def dealer(self) -> FairDealer:
-        seeds = self.client_seeds
-        assert seeds[0] is not None and seeds[1] is not None, "both client seeds are needed"
-        return FairDealer(self.server_seed, (seeds[0], seeds[1]))
+    def seeds(self) -> DealSeeds:
+        """The seeds the match is dealt from; every client seed must be in (:meth:`ready`)."""
+        seeds = [s for s in self.client_seeds if s is not None]
+        assert len(seeds) == len(self.client_seeds), "every client seed is needed"
+        return DealSeeds(self.server_seed, tuple(seeds))
 
     def public(self, *, reveal: bool) -> dict[str, Any]:
         """The ``fair`` field of a ``state`` message: the server seed only with ``reveal``."""
@@ -139,17 +158,24 @@ class FairState:
 class LiveMatch:
     """A match held in memory between actions, with its stored version and seats.
 
-    ``match`` is None until the match starts: a table waiting for its second player (or
-    cancelled while waiting) is not dealt, so there is no hand anyone could see or shop for.
+    ``game`` is the game it is played in and ``options`` that game's options for it; ``match``
+    is the game's state, None until the match starts: a table waiting for its second player
+    (or cancelled while waiting) is not dealt, so there is no hand anyone could see or shop
+    for.
     """
 
     id: str
-    settings: MatchSettings
-    match: Match | None
+    game: AnyGame
+    options: Any
+    rated: bool
+    match: Any | None
     version: int
-    status: str
+    status: MatchStatus
     seats: list[Seat]
     created_at: str
+    #: The match's mailbox: every change to it (each routed command, each automatic turn and
+    #: seed, a handoff of its lease) is judged and committed under this lock, one at a time,
+    #: on the one process serving it (there is no other queue of a match's changes).
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     #: Only the players and granted visitors may watch (a password table and its rematches).
     private: bool = False
@@ -157,12 +183,66 @@ class LiveMatch:
     fair: FairState | None = None
     #: The time control (None: no clock; :mod:`kva.service.play.clock`).
     clock: Clock | None = None
+    #: The actions applied since the deal, for a game that resumes by replaying them
+    #: (:class:`kva.games.PlainPlay`; a game with its own journal keeps none here).
+    log: list[Any] = field(default_factory=list, compare=False, repr=False)
+    #: What the play core needs of the game beyond :class:`kva.games.Game`.
+    play: LivePlay = field(init=False, compare=False, repr=False)
     #: Writes this match's views as the text of its states (it keeps what they repeat).
-    view_text: ViewText = field(default_factory=ViewText, compare=False, repr=False)
+    view_text: ViewWriter = field(init=False, compare=False, repr=False)
+    #: What :meth:`due` found, until the next change (:meth:`changed`).
+    _due: tuple[int | None, bool] | None = field(default=None, init=False, compare=False,
+                                                 repr=False)
+
+    def __post_init__(self) -> None:
+        self.play = live_play_of(self.game)
+        self.view_text = self.play.view_writer()
+
+    def due(self) -> tuple[int | None, bool]:
+        """The seat to act now (None: nobody, or not dealt) and whether its one action is
+        forced. Asked of the game once per change: the clock, the automatic turn and the
+        first-move timeout each need it after every commit, which calls :meth:`changed`."""
+        due = self._due
+        if due is None:
+            match = self.match
+            to_act = self.game.to_act(match) if match is not None else ()
+            seat = to_act[0] if to_act else None
+            due = self._due = (seat, seat is not None
+                               and self.game.forced_action(match, seat) is not None)
+        return due
+
+    def changed(self) -> None:
+        """The match was just changed: :meth:`due` asks the game again."""
+        self._due = None
 
     @property
-    def rated(self) -> bool:
-        return self.settings.rated
+    def over(self) -> bool:
+        """Whether the match has been dealt and played to its end (won, resigned,
+        forfeited)."""
+        return self.match is not None and self.game.is_over(self.match)
+
+    def logged(self, seat: int, action: Any) -> None:
+        """Keep ``seat``'s action just applied (as JSON) in :attr:`log`, for a game that
+        resumes by replaying it; a journaled game's own journal holds it already, and nothing
+        is kept."""
+        if not self.play.journaled:
+            self.log.append([seat, self.game.action_to_json(action)])
+
+    def logged_forfeit(self, seat: int, reason: str) -> None:
+        """Keep ``seat``'s forfeit for ``reason`` in :attr:`log`, as :meth:`logged` does."""
+        if not self.play.journaled:
+            self.log.append([seat, "forfeit", reason])
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The viewer keys of this match's states (:func:`viewer_keys`)."""
+        return viewer_keys(len(self.seats))
+
+    @property
+    def aborted(self) -> bool:
+        """Called off once both seats were taken (:mod:`kva.service.play.aborting`): a
+        cancelled match that had started, unlike a table cancelled while it waited."""
+        return self.status == MatchStatus.CANCELLED and all(s.taken for s in self.seats)
 
     def seat_of(self, user_id: int | None) -> int | None:
         if user_id is None:
@@ -172,12 +252,12 @@ class LiveMatch:
                 return i
         return None
 
-    def dealt(self) -> Match:
+    def dealt(self) -> Any:
         """The match being played; PlayError while the table still waits for its player."""
         if self.match is None:
-            if self.status == "cancelled":
+            if self.status == MatchStatus.CANCELLED:
                 raise PlayError("over", "this table was cancelled")
-            if self.status == "active":
+            if self.status == MatchStatus.ACTIVE:
                 raise PlayError("illegal", "the match is dealt once both client seeds are in")
             raise PlayError("illegal", "the match starts when your opponent joins")
         return self.match
@@ -188,26 +268,30 @@ def live_from_row(
     current: tuple[dict[str, Any], int] | None = None,
     wall: Callable[[], int] = now_ms,
 ) -> LiveMatch:
-    """The in-memory match of a stored row (a waiting or cancelled table, or a match whose
-    client seeds are not both in, stays undealt); with ``fair``, later hands are dealt by its
-    kva-fair/1 dealer, as they would have been without the restart. ``current``: the record
+    """The in-memory match of a stored row, in the game the row names (a waiting or cancelled
+    table, or a match whose client seeds are not all in, stays undealt), resumed by the game
+    (:meth:`kva.games.LivePlay.resume`); with ``fair``, later hands are dealt from its
+    kva-fair/1 seeds, as they would have been without the restart. ``current``: the record
     and version now (:func:`kva.storage.repo.current_record`: the row's checkpoint with its
     journal applied); without it, the row's own. ``wall``: the wall clock of its clock."""
     record, version = current if current is not None else (row.record, row.version)
-    settings = MatchSettings.parse(row.target, row.bazaar, row.rated)
-    state = FairState.from_row(fair) if fair is not None else None
-    undealt = row.status in ("waiting", "cancelled") or not record.get("hands")
-    dealer = state.dealer() if state is not None and state.ready() else None
-    match = None if undealt else read_record(record, complete=False, rng=rng, dealer=dealer)
+    game = get_game(row.game)
+    play = live_play_of(game)
+    options = play.options_from_stored(row.target, row.bazaar, record)
+    state = FairState.from_rows(fair, row.seats) if fair is not None else None
     seats = []
-    pairs = ((row.seat0_user_id, row.seat0_bot), (row.seat1_user_id, row.seat1_bot))
-    for user_id, bot in pairs:
-        user = users.get(user_id) if user_id is not None else None
-        seats.append(Seat(user_id, user.nickname if user is not None else None, bot))
+    for seat in row.seats:
+        user = users.get(seat.user_id) if seat.user_id is not None else None
+        seats.append(Seat(seat.user_id, user.nickname if user is not None else None, seat.bot))
+    undealt = (row.status in (MatchStatus.WAITING, MatchStatus.CANCELLED)
+               or not play.dealt(record))
+    seeds = state.seeds() if state is not None and state.ready() else None
+    match = None if undealt else play.resume(options, len(seats), record, seeds, rng)
     started = (row.record.get("meta") or {}).get("started") or row.created_at.isoformat()
     clock = Clock.from_meta((record.get("meta") or {}).get("clock"), wall)
-    return LiveMatch(row.id, settings, match, version, row.status, seats, started,
-                     private=row.private, fair=state, clock=clock)
+    return LiveMatch(row.id, game, options, row.rated, match, version, MatchStatus(row.status),
+                     seats, started, private=row.private, fair=state, clock=clock,
+                     log=[] if undealt else play.log_of(record))
 
 
 def _owns_nothing(_match_id: str) -> bool:
@@ -237,6 +321,7 @@ class LiveStore:
         owned: Callable[[str], bool] | None = None,
         loaded: Callable[[LiveMatch], None] | None = None,
         dropped: Callable[[str], None] | None = None,
+        restore: Callable[[AsyncSession, LiveMatch], Awaitable[None]] | None = None,
     ) -> None:
         self._sessions = sessions
         #: Other processes may change the matches held here (a shared broker): reads check
@@ -257,6 +342,10 @@ class LiveStore:
         self._loaded = loaded
         #: Called with the id of each match dropped from memory for room.
         self._dropped = dropped
+        #: Called with each match read from the database, in the session that read it,
+        #: before anyone uses it (the outage its clock was left in is given back there:
+        #: :mod:`kva.service.play.liveness`).
+        self._restore = restore
         #: Whether this process owns a match (:mod:`kva.service.play.owners`): nobody else
         #: writes it, so its copy here is the truth and :meth:`fresh` reads nothing.
         self.owned: Callable[[str], bool] = owned if owned is not None else _owns_nothing
@@ -296,21 +385,25 @@ class LiveStore:
             row = await repo.get_match(session, match_id)
             if row is None:
                 raise NotFound(match_id)
-            users = await repo.users_by_id(
-                session, [u for u in (row.seat0_user_id, row.seat1_user_id) if u is not None]
-            )
+            users = await repo.users_by_id(session, row.seated_users())
             fair = await get_fair(session, match_id)
-            current = await repo.current_record(session, row)
-        return live_from_row(row, users, self._rng_factory(), fair, current, self.now_ms)
+            current = await repo.current_record(
+                session, row, live_play_of(get_game(row.game)).apply_change)
+            live = live_from_row(row, users, self._rng_factory(), fair, current, self.now_ms)
+            if self._restore is not None:
+                await self._restore(session, live)
+        return live
 
-    async def fresh(self, match_id: str) -> LiveMatch:
+    async def fresh(self, match_id: str, *, claimed: bool = False) -> LiveMatch:
         """The match as stored now. Alone (not :attr:`shared`), the copy in memory is it (a
         failed write drops the copy), and nothing is read. Shared, the copy is kept unless
         the stored version is ahead of it; a version read before one of this process's own
         commits landed is behind the copy, and the copy stays (no second copy, no spurious
-        ``stale``). Shared but :attr:`owned` here, the copy is the truth: nothing is read."""
+        ``stale``). Shared but :attr:`owned` here, the copy is the truth: nothing is read.
+        ``claimed``: a client says the match is further on than the copy; unless it is owned
+        here, the stored version is read even alone (and the copy kept if it is not ahead)."""
         live = self.live.get(match_id)
-        if live is not None and self.shared and not self.owned(match_id):
+        if live is not None and (self.shared or claimed) and not self.owned(match_id):
             async with self._sessions() as session:
                 version = await repo.match_version(session, match_id)
             if version is None:

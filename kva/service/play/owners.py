@@ -11,13 +11,16 @@ and loads it from the database (the journal is the truth).
 
 Only the owner changes a match; the other processes forward the changes their sockets ask for
 over the broker: a request on the owner's topic ``owner:<owner id>`` with a correlation id,
-and the reply on the asker's topic (the same :class:`~kva.service.errors.PlayError` codes as a
-local call). An owner that no longer holds the lease answers ``moved`` and the asker looks
-again. An owner slower than :attr:`Owners.timeout` is waited for as long as it holds its lease
-(it is alive: it renews it), never asked twice; once its lease is gone (it died) the asker takes
-the match over and makes the change itself. A change the dead owner committed before dying is
-in the journal, and the retried request is judged against it (its version is behind:
-``stale``), so nothing is applied twice.
+the command's kind, its match and its wire form (:mod:`kva.service.play.commands`), and the
+reply on the asker's topic (the same :class:`~kva.service.errors.PlayError` codes as a local
+call; a request that is not a command is refused with
+:class:`~kva.service.play.commands.BadCommand` before anything runs). An owner that no longer
+holds the lease answers ``moved`` and the asker looks again. An owner slower than
+:attr:`Owners.timeout` is waited for as long as it holds its lease (it is alive: it renews it),
+never asked twice; once its lease is gone (it died) the asker takes the match over and makes
+the change itself. A change the dead owner committed before dying is in the journal, and the
+retried request is judged against it (its version is behind: ``stale``), so nothing is applied
+twice.
 
 The lease also follows the match's sockets: a process whose socket says ``hello`` to a match
 it does not own sends the owner a ``hello`` request, and an owner with no socket of the match
@@ -49,8 +52,9 @@ import time
 from collections.abc import Awaitable, Iterable
 from typing import Any, Protocol
 
-from kva.service.broker import Broker, Subscription
+from kva.service.cluster.broker import Broker, Subscription
 from kva.service.errors import NotFound, PlayError
+from kva.service.play.commands import BadCommand
 
 log = logging.getLogger(__name__)
 
@@ -113,9 +117,10 @@ class Unanswered(Exception):
 class LeaseEvents(Protocol):
     """What this process does as leases change hands and requests arrive."""
 
-    async def serve(self, op: str, match_id: str, args: list[Any]) -> Any:
+    async def serve(self, op: str, match_id: str, body: object) -> Any:
         """Run a request forwarded to this process (raise :class:`Moved` if it is not the
-        owner); its result is the reply."""
+        owner; :class:`BadCommand` if ``body`` is not what ``op`` carries); its result is the
+        reply."""
 
     async def taken(self, match_id: str) -> None:
         """This process newly took the lease of ``match_id``: called (awaited) before anyone
@@ -151,6 +156,8 @@ class Owners:
         #: Matches owned elsewhere → (owner, until when (monotonic) to believe it).
         self._known: dict[str, tuple[str, float]] = {}
         self._taking: dict[str, asyncio.Task[str]] = {}
+        #: Set by :meth:`abandon`: this process is dead and takes no lease.
+        self._abandoned = False
         self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._ids = itertools.count(1)
         self._sub: Subscription | None = None
@@ -210,11 +217,14 @@ class Owners:
             await self._redis.aclose()
 
     def abandon(self) -> None:
-        """Stop at once without releasing anything (a process that dies: for tests)."""
+        """Stop at once without releasing anything (a process that dies: for tests). A dead
+        process takes no lease either: whatever of it still runs in the test's event loop (a
+        socket's timer, a late reply) must not win the match back from its heir."""
         for task in [*self._loops, *self._tasks]:
             task.cancel()
         self._loops.clear()
         self._held.clear()
+        self._abandoned = True
 
     # ------------------------------------------------------------------ leases
     def owns(self, match_id: str) -> bool:
@@ -272,6 +282,8 @@ class Owners:
         return False
 
     async def _take(self, match_id: str) -> str:
+        if self._abandoned:
+            raise RuntimeError(f"an abandoned process takes no lease (match {match_id})")
         started = time.monotonic()
         holder = str(await self._take_script(keys=[self.key(match_id)],
                                              args=[self.me, self.ttl_ms]))
@@ -382,9 +394,11 @@ class Owners:
     def topic(owner: str) -> str:
         return f"owner:{owner}"
 
-    async def request(self, owner: str, op: str, match_id: str, args: list[Any]) -> Any:
-        """Ask ``owner`` to run ``op`` on ``match_id``; its result, or the error it raised
-        (:class:`PlayError`, :class:`NotFound`), :class:`Moved` or :class:`Unanswered`."""
+    async def request(self, owner: str, op: str, match_id: str,
+                      body: dict[str, object]) -> Any:
+        """Ask ``owner`` to run ``op`` on ``match_id`` with ``body`` (a command's wire form,
+        for a change); its result, or the error it raised (:class:`PlayError`,
+        :class:`NotFound`, :class:`BadCommand`), :class:`Moved` or :class:`Unanswered`."""
         rid = next(self._ids)
         waiter: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[rid] = waiter
@@ -392,7 +406,7 @@ class Owners:
             self.forwarded += 1
         try:
             await self._broker.publish(self.topic(owner), {
-                "q": rid, "from": self.me, "op": op, "m": match_id, "a": args})
+                "q": rid, "from": self.me, "op": op, "m": match_id, "a": body})
             give_up = time.monotonic() + 3 * self.ttl_ms / 1000
             while True:
                 try:
@@ -411,6 +425,8 @@ class Owners:
         if "e" in reply:
             code, message = reply["e"]
             raise PlayError(code, message)
+        if "bad" in reply:
+            raise BadCommand(str(reply["bad"]))
         if reply.get("nf"):
             raise NotFound(match_id)
         if reply.get("moved"):
@@ -436,9 +452,13 @@ class Owners:
             if message["op"] not in NOT_CHANGES:
                 self.served += 1
             reply["ok"] = await self._events.serve(str(message["op"]), str(message["m"]),
-                                                   list(message.get("a") or []))
+                                                   message.get("a"))
         except PlayError as exc:
             reply["e"] = [exc.code, exc.message]
+        except BadCommand as exc:  # refused before anything ran: the asker is told why
+            log.warning("a forwarded %s on match %s was refused: %s", message.get("op"),
+                        message.get("m"), exc)
+            reply["bad"] = str(exc)
         except NotFound:
             reply["nf"] = 1
         except Moved:

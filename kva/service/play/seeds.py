@@ -1,26 +1,29 @@
 """Client seeds of kva-fair/1 (docs/fairness.md): a seated player's browser sends its seed
-after it has seen the commitment; the match is dealt once both seats are taken and both seeds
-are in. A seat whose browser sends none within ``wait`` seconds of being seated (an old client,
-a script) gets a seed the server chooses, so nobody waits for ever; ``wait`` 0 chooses at once.
+after it has seen the commitment; the match is dealt (by its game's
+:meth:`~kva.games.Game.new_match`) once every seat is taken and every seed is in. A seat whose
+browser sends none within ``wait`` seconds of being seated (an old client, a script) gets a
+seed the server chooses, so nobody waits for ever; ``wait`` 0 chooses at once.
+The wait is the match's :attr:`~.scheduler.TimerKind.SEED` timer
+(:mod:`kva.service.play.scheduler`), on its clock's monotonic time.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import random
-import time
 from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from kva.rules import Match, check_client_seed, new_client_seed
+from kva.games import check_client_seed, new_client_seed
 from kva.service.errors import PlayError
-from kva.service.events import public
 from kva.service.play.commit import Committer
+from kva.service.play.events import public
 from kva.service.play.live import LiveMatch, LiveStore
+from kva.service.play.scheduler import MatchSchedulers, TimerKind
+from kva.status import OPEN_STATUSES, MatchStatus
 from kva.storage import fair as fair_store
 from kva.storage import repo
 
@@ -31,17 +34,18 @@ DEAL_EVENT: dict[str, Any] = {"kind": "deal"}
 
 
 def taken(live: LiveMatch, seat: int) -> bool:
-    s = live.seats[seat]
-    return s.user_id is not None or s.bot is not None
+    return live.seats[seat].taken
 
 
-def deal_if_ready(live: LiveMatch, rng: random.Random) -> bool:
-    """Deal ``live`` if both seats are taken and both client seeds are in; whether it was."""
+def deal_if_ready(live: LiveMatch) -> bool:
+    """Deal ``live`` if every seat is taken and every client seed is in (the deal follows
+    from the seeds alone); whether it was."""
     fair = live.fair
-    if (live.match is not None or live.status != "active" or fair is None
-            or not fair.ready() or not (taken(live, 0) and taken(live, 1))):
+    if (live.match is not None or live.status != MatchStatus.ACTIVE or fair is None
+            or not fair.ready() or not all(s.taken for s in live.seats)):
         return False
-    live.match = Match(live.settings.target, live.settings.bazaar, rng, dealer=fair.dealer())
+    live.match = live.game.new_match(live.options, len(live.seats), fair.seeds())
+    live.log.clear()
     return True
 
 
@@ -55,17 +59,17 @@ class Seeds:
         committer: Committer,
         rng_factory: Callable[[], random.Random],
         wait: float,
+        schedulers: MatchSchedulers,
     ) -> None:
         self._sessions = sessions
         self._store = store
         self._committer = committer
         self._rng_factory = rng_factory
         self.wait = wait
+        self._schedulers = schedulers
         #: When each seat of an undealt match was first seen seated without a seed here
-        #: (monotonic), by match id.
+        #: (the clock's monotonic seconds), by match id.
         self._seated: dict[str, list[float | None]] = {}
-        self._timers: dict[str, asyncio.Task[None]] = {}
-        self._stopping = False
 
     # ------------------------------------------------------------------ new matches
     def prepare(self, live: LiveMatch) -> None:
@@ -74,108 +78,91 @@ class Seeds:
         if live.fair is None:
             return
         if self.wait <= 0:
-            for seat in (0, 1):
+            for seat in range(len(live.seats)):
                 if taken(live, seat):
                     live.fair.fill(seat)
-        deal_if_ready(live, self._rng_factory())
+        deal_if_ready(live)
 
     async def joined(self, live: LiveMatch) -> None:
-        """The second player just sat down (the caller holds the lock and commits): with no
-        wait, the server chooses the missing seeds now (stored at once); deal if it can be."""
-        if live.fair is None:  # a table from before fair deals
-            live.match = Match(live.settings.target, live.settings.bazaar, self._rng_factory())
+        """A player just sat down (the caller holds the lock and commits): with no wait, the
+        server chooses the missing seeds now (stored at once); deal if it can be."""
+        if live.fair is None:  # a table from before fair deals (two seats: now both taken)
+            live.match = live.play.unseeded_match(live.options, len(live.seats),
+                                                  self._rng_factory())
             return
         await self._reload(live)
         if self.wait <= 0:
-            for seat in (0, 1):
+            for seat in range(len(live.seats)):
                 if taken(live, seat) and live.fair.client_seeds[seat] is None:
                     await self._store_seed(live, seat, new_client_seed(), "server")
-        deal_if_ready(live, self._rng_factory())
+        deal_if_ready(live)
 
     def schedule(self, live: LiveMatch) -> None:
         """Arm the wait for the seats of ``live`` that are taken and still have no seed."""
         fair = live.fair
-        if (self._stopping or fair is None or live.match is not None
-                or live.status not in ("waiting", "active")):
+        if (self._schedulers.stopping or fair is None or live.match is not None
+                or live.status not in OPEN_STATUSES):
             self._seated.pop(live.id, None)
             return
-        missing = [s for s in (0, 1) if taken(live, s) and fair.client_seeds[s] is None]
+        everyone = range(len(live.seats))
+        missing = [s for s in everyone if taken(live, s) and fair.client_seeds[s] is None]
         if not missing:
             return
-        now = time.monotonic()
-        seated = self._seated.setdefault(live.id, [None, None])
+        now = self._schedulers.clock.monotonic()
+        seated = self._seated.setdefault(live.id, [None for _ in everyone])
         for s in missing:
             if seated[s] is None:
                 seated[s] = now
-        timer = self._timers.get(live.id)
-        if timer is None or timer.done():
+        if not self._schedulers.has(live.id, TimerKind.SEED):
             self._arm(live.id)
 
     def _arm(self, match_id: str) -> None:
+        """Set the wait's timer at the end of the earliest wait still running."""
         seated = self._seated.get(match_id)
-        if seated is None or self._stopping:
+        if seated is None:
             return
         due = min(t for t in seated if t is not None) + max(self.wait, 0)
-        task = asyncio.create_task(self._expire(match_id, due), name=f"kva-seed-{match_id}")
-        self._timers[match_id] = task
-        task.add_done_callback(lambda t: self._done(match_id, t))
-
-    def _done(self, match_id: str, task: asyncio.Task[None]) -> None:
-        if self._timers.get(match_id) is task:
-            del self._timers[match_id]
-        if not task.cancelled() and task.exception() is not None:
-            log.error("seed wait of match %s failed", match_id, exc_info=task.exception())
+        self._schedulers.of(match_id).set(TimerKind.SEED, due,
+                                          lambda: self._expire(match_id))
 
     def cancel(self, match_id: str) -> None:
         """Forget the wait of ``match_id`` (another process serves it now: its own wait
         chooses the seeds there; one left armed here would deal the match behind the owner's
         back, and the owner's copy would stay undealt)."""
         self._seated.pop(match_id, None)
-        task = self._timers.pop(match_id, None)
-        if task is not None and task is not asyncio.current_task():
-            task.cancel()
+        self._schedulers.cancel(match_id, TimerKind.SEED)
 
-    async def stop(self) -> None:
-        self._stopping = True
-        tasks = list(self._timers.values())
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._timers.clear()
-
-    async def _expire(self, match_id: str, due: float) -> None:
-        """At ``due``: the server chooses the seed of every seat whose wait is over."""
-        await asyncio.sleep(max(0.0, due - time.monotonic()))
+    async def _expire(self, match_id: str) -> None:
+        """The earliest wait is over: the server chooses the seed of every seat whose wait
+        is; the timer is set again for the seats still waiting."""
         live = await self._store.fresh(match_id)
         async with live.lock:
             live = await self._store.fresh(match_id)
-            seated = self._seated.get(match_id) or [None, None]
+            everyone = range(len(live.seats))
+            seated = self._seated.get(match_id) or [None for _ in everyone]
             fair = live.fair
-            if fair is None or live.match is not None or live.status not in ("waiting",
-                                                                              "active"):
+            if fair is None or live.match is not None or live.status not in OPEN_STATUSES:
                 self._seated.pop(match_id, None)
                 return
             await self._reload(live)
-            now = time.monotonic()
-            for seat in (0, 1):
+            now = self._schedulers.clock.monotonic()
+            for seat in everyone:
                 at = seated[seat]
                 if (taken(live, seat) and fair.client_seeds[seat] is None and at is not None
                         and at + self.wait <= now + 0.01):
                     await self._store_seed(live, seat, new_client_seed(), "server")
-            if deal_if_ready(live, self._rng_factory()):
+            if deal_if_ready(live):
                 self._seated.pop(match_id, None)
                 with contextlib.suppress(PlayError):
                     await self._committer.commit(live, public(DEAL_EVENT))
                 return
-            left = [s for s in (0, 1) if taken(live, s) and fair.client_seeds[s] is None]
-            for seat in (0, 1):
+            left = [s for s in everyone if taken(live, s) and fair.client_seeds[s] is None]
+            for seat in everyone:
                 if seat not in left:
                     seated[seat] = None
         if any(t is not None for t in seated):
             self._seated[match_id] = seated
-            asyncio.get_running_loop().call_soon(self._arm, match_id)
+            self._arm(match_id)  # replaces this timer, which ends here
 
     # ------------------------------------------------------------------ a player's seed
     async def seed(self, match_id: str, user_id: int | None, value: Any) -> None:
@@ -201,14 +188,14 @@ class Seeds:
                 return
             if fair.client_seeds[seat] is not None:
                 raise PlayError("illegal", "your client seed is set already and never changes")
-            if live.status not in ("waiting", "active") or live.match is not None:
+            if live.status not in OPEN_STATUSES or live.match is not None:
                 raise PlayError("over", "the match is over")
             if not await self._store_seed(live, seat, seed, "player"):
                 if fair.client_seeds[seat] != seed:
                     raise PlayError("illegal",
                                     "your client seed is set already and never changes")
                 return
-            if deal_if_ready(live, self._rng_factory()):
+            if deal_if_ready(live):
                 self._seated.pop(match_id, None)
                 await self._committer.commit(live, public(DEAL_EVENT))
 
@@ -238,7 +225,7 @@ class Seeds:
         if not always and (not self._store.shared or self._store.owned(live.id)):
             return
         async with self._sessions() as session:
-            row = await fair_store.get_fair(session, live.id)
-        if row is not None:
-            fair.client_seeds[:] = [row.client_seed0, row.client_seed1]
-            fair.seed_by[:] = [row.seed_by0, row.seed_by1]
+            stored = await fair_store.client_seeds(session, live.id)
+        if stored:
+            fair.client_seeds[:] = [seed for seed, _by in stored]
+            fair.seed_by[:] = [by for _seed, by in stored]

@@ -3,9 +3,10 @@
 It composes the parts of :mod:`kva.service.play`, one job each: :class:`LiveStore` holds the
 matches in memory, :class:`Tables` starts them, :class:`Reads` reads them, :class:`Acting`
 changes them, :class:`Committer` stores and publishes every change, :class:`Turns` plays the
-bot and forced turns due after each, and :class:`MatchClocks` times the clocks. Every change
-goes through the :class:`~kva.service.play.routing.MatchRouter`, which makes it here or on
-the process that owns the match (:mod:`kva.service.play.routing`). On start it schedules the
+bot and forced turns due after each, :class:`MatchClocks` times the clocks (each match's timers
+are on :class:`MatchSchedulers`). Every change goes through the
+:class:`~kva.service.play.routing.MatchRouter`, which makes it here or on the process that owns
+the match (:mod:`kva.service.play.routing`). On start it schedules the
 turn due in every unfinished match, so a restarted server carries on where it stopped.
 """
 
@@ -13,31 +14,35 @@ from __future__ import annotations
 
 import logging
 import random
+import secrets
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from kva.service.broker import Broker, MemoryBroker
+from kva.service.cluster.broker import Broker
 from kva.service.finish import default_finish_hooks
+from kva.service.play import commands
 from kva.service.play.acting import Acting
-from kva.service.play.clock import now_ms as wall_ms
 from kva.service.play.clock_timers import MatchClocks
 from kva.service.play.commit import Committer
 from kva.service.play.hooks import MatchHook
 from kva.service.play.live import LiveMatch, LiveStore, Seat
+from kva.service.play.liveness import INTERVAL_S, Liveness
 from kva.service.play.operations import PlayOperations
 from kva.service.play.owners import Owners
-from kva.service.play.reads import MatchInfo, MatchSummary, Reads
-from kva.service.play.routing import Change, make_router, owners_for
+from kva.service.play.reads import Invite, MatchInfo, MatchSummary, Reads
+from kva.service.play.routing import make_router, owners_for
+from kva.service.play.scheduler import MatchSchedulers
 from kva.service.play.seeds import Seeds
 from kva.service.play.settings import PlaySettings
 from kva.service.play.tables import Tables
 from kva.service.play.turns import Turns
 from kva.service.play.watchers import RemoteWatchers, Watchers
-from kva.storage import repo
+from kva.service.timekeeping import SYSTEM_CLOCK, Clock, epoch_ms
+from kva.storage import db, repo
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +52,7 @@ class PlayService(PlaySettings):
 
     def __init__(
         self,
-        sessions: async_sessionmaker[AsyncSession],
+        database: db.Database,
         broker: Broker,
         *,
         forced_delay: float = 0.6,
@@ -62,32 +67,41 @@ class PlayService(PlaySettings):
         clock_presets: dict[str, tuple[int, int]] | None = None,
         first_move_timeout: float = 120.0,
         finish_hooks: Sequence[MatchHook] | None = None,
+        liveness_interval: float = INTERVAL_S,
+        time: Clock = SYSTEM_CLOCK,
     ) -> None:
-        """``owners``: the match leases (with a Redis broker, new ones by default);
-        ``new_match_id``: behind nginx, draws ids its hash sends here; ``now_ms``: the wall
-        clock of match clocks (tests: a fake one); ``finish_hooks``: what other features do in
-        the transaction that starts or finishes a match (default: ratings, then coins); the
-        others: see :class:`PlaySettings`. The parts reach the router through functions given
-        them here, which look it up when called: it is built last, from the parts."""
-        self._sessions = sessions
+        """``database``: the matches' store; ``owners``: the match leases (Redis broker: new
+        ones by default); ``new_match_id``: behind nginx, draws ids its hash sends here;
+        ``now_ms``: the wall clock of match clocks (default: ``time``'s); ``finish_hooks``:
+        what other features do in the transaction that starts or finishes a match (ratings,
+        coins); ``liveness_interval``: seconds between liveness writes (:mod:`.liveness`);
+        ``time``: the clock of those and of every timer (tests: a fake); the others:
+        PlaySettings. The parts reach the router through functions given them here."""
+        sessions = self._sessions = database.sessions
         self._broker = broker
         owners = owners if owners is not None else owners_for(broker)
+        #: Every match's timers, on the one clock.
+        self.timers = MatchSchedulers(time, now_ms or epoch_ms(time))
         #: Called with a match whenever this process takes up its state: after every
         #: committed change and whenever it is loaded (a restart, a match another process
-        #: created); :mod:`kva.service.presence` arms the first-move timeout here. Only dealt
+        #: created); :mod:`kva.service.play.presence` arms the first-move timeout here. Only dealt
         #: matches are passed (a waiting table has nothing to time).
         self.commit_hooks: list[Callable[[LiveMatch], None]] = []
+        me = owners.me if owners is not None else secrets.token_hex(8)
+        self._liveness = Liveness(sessions, me, self.timers.wall_ms, liveness_interval, time)
         self._store = LiveStore(
             sessions, rng_factory, cache_size, lambda match_id: self._turns.busy(match_id),
-            shared=not isinstance(broker, MemoryBroker), wall=now_ms or wall_ms,
+            shared=broker.url is not None, wall=self.timers.wall_ms,
             owned=owners.owns if owners is not None else None, loaded=self._loaded,
-            dropped=owners.release_soon if owners is not None else None)
+            dropped=owners.release_soon if owners is not None else None,
+            restore=self._restore)
         #: The sockets watching each match from this process (the web shell adds them).
         self.watchers = Watchers()
         self._committer = Committer(
-            sessions, broker, self._store, self.watchers,
+            database, broker, self._store, self.watchers,
             default_finish_hooks() if finish_hooks is None else finish_hooks,
             remote=lambda match_id: self._router.remote_keys(match_id))
+        self._committer.process_id = self._liveness.me
         self._committer.after_commit.append(self._started)
         self._operations = self._build_parts(
             rng_factory, bot_executor, forced_delay=forced_delay, bot_delay=bot_delay,
@@ -95,8 +109,10 @@ class PlayService(PlaySettings):
         self.first_move_timeout = first_move_timeout
         self._router = make_router(owners, self._store, self.watchers, self._committer,
                                    self._operations)
+        self._expose()
 
-        # the public methods, each from the part that does it
+    def _expose(self) -> None:
+        """The public methods, each from the part that does it."""
         self.create_match = self._tables.create_match
         self.prepare_match = self._tables.prepare_match
         self.table = self._tables.table
@@ -113,19 +129,19 @@ class PlayService(PlaySettings):
     ) -> PlayOperations:
         """The parts that do the work, on the store and committer; their operations."""
         sessions, store, committer = self._sessions, self._store, self._committer
-        self._turns = Turns(store, committer, rng_factory, bot_executor,
+        self._turns = Turns(store, committer, rng_factory, bot_executor, self.timers,
                             forced_delay=forced_delay, bot_delay=bot_delay)
-        self._seeds = Seeds(sessions, store, committer, rng_factory, seed_wait)
+        self._seeds = Seeds(sessions, store, committer, rng_factory, seed_wait, self.timers)
         self._tables = Tables(
             sessions, store, committer, rng_factory, self._started, self._seeds,
             seat=self._seat_player, adopt=lambda match_id: self._router.adopt(match_id),
             new_match_id=new_match_id, clock_presets=clock_presets)
         self._reads = Reads(sessions, store, self._tables.may_watch, self._tables.table_of)
         self._acting = Acting(store, committer)
-        self._clocks = MatchClocks(store, committer.now_ms, self.flag,
+        self._clocks = MatchClocks(store, self.timers, self.flag,
                                    lambda match_id: self._router.serves(match_id))
         return PlayOperations(store, self._acting, self._seeds, self._tables, self._turns,
-                              self._clocks)
+                              self._clocks, self.timers)
 
     # ------------------------------------------------------------------ state
     @property
@@ -154,40 +170,46 @@ class PlayService(PlaySettings):
         return self._store.loading
 
     # ------------------------------------------------------------------ changes
-    async def act(self, match_id: str, user_id: int | None, version: Any, action: Any,
-                  player_session: str | None = None) -> None:
-        """A player's action (:meth:`Acting.act`; ``player_session``, the SHA-256 of the
-        session token of the socket acting, is checked in the write), made by the match's
-        owner."""
-        await self._router.route(Change.ACT, match_id, user_id, version, action,
-                                 player_session)
+    async def route(self, command: commands.Command[commands.ResultT]) -> commands.ResultT:
+        """Make ``command``'s change (:mod:`kva.service.play.commands`) on the process that
+        serves its match; its result. The methods below build the commands of their names."""
+        return await self._router.route(command)
+
+    def act(self, match_id: str, user_id: int | None, version: int | None, action: object,
+            player_session: str | None = None) -> Coroutine[Any, Any, None]:
+        return self._router.route(commands.Act(match_id, user_id, version, action, player_session))
 
     async def resign(self, match_id: str, user_id: int | None) -> None:
-        """The player resigns (:meth:`Acting.resign`), on the match's owner."""
-        await self._router.route(Change.RESIGN, match_id, user_id)
+        await self.route(commands.Resign(match_id, user_id))
 
-    async def forfeit(
-        self, match_id: str, seat: int, reason: str, expected_version: int | None = None
-    ) -> None:
-        """A forfeit the server decides (:meth:`Acting.forfeit`), on the match's owner."""
-        await self._router.route(Change.FORFEIT, match_id, seat, reason, expected_version)
+    async def abort(self, match_id: str, user_id: int | None) -> None:
+        await self.route(commands.Abort(match_id, user_id))
+
+    async def forfeit(self, match_id: str, seat: int, reason: str,
+                      expected_version: int | None = None) -> None:
+        await self.route(commands.Forfeit(match_id, seat, reason, expected_version))
 
     async def flag(self, match_id: str, expected_version: int | None = None) -> bool:
-        """The player whose clock has run out loses on time (:meth:`Acting.flag`), on the
-        match's owner; whether it happened (not if their time is not up)."""
-        return bool(await self._router.route(Change.FLAG, match_id, expected_version))
+        return await self.route(commands.Flag(match_id, expected_version))
 
-    async def seed(self, match_id: str, user_id: int | None, value: Any) -> None:
-        """A player's client seed (:meth:`Seeds.seed`), on the match's owner."""
-        await self._router.route(Change.SEED, match_id, user_id, value)
+    async def seed(self, match_id: str, user_id: int | None, value: object) -> None:
+        await self.route(commands.Seed(match_id, user_id, value))
 
     async def cancel_waiting(self, match_id: str, user_id: int) -> bool:
-        """Cancel a waiting table (:meth:`Tables.cancel_waiting`), on the match's owner."""
-        return bool(await self._router.route(Change.CANCEL, match_id, user_id))
+        return await self.route(commands.Cancel(match_id, user_id))
 
-    async def _seat_player(self, match_id: str, user_id: int, nickname: str) -> bool:
-        """Seat a player joining a table (:meth:`Tables.seat_player`), on the match's owner."""
-        return bool(await self._router.route(Change.SEAT, match_id, user_id, nickname))
+    async def seat_bot(self, match_id: str, user_id: int, level: str) -> int | None:
+        return await self.route(commands.SeatBot(match_id, user_id, level))
+
+    async def leave_seat(self, match_id: str, user_id: int) -> bool:
+        return await self.route(commands.LeaveSeat(match_id, user_id))
+
+    async def _seat_player(self, match_id: str, user_id: int, nickname: str) -> int | None:
+        return await self.route(commands.SeatPlayer(match_id, user_id, nickname))
+
+    async def invite(self, match_id: str) -> Invite:
+        """What a table's invite page names before the seat is taken (raises NotFound)."""
+        return await self._reads.invite(match_id)
 
     async def state_for(self, match_id: str, user_id: int | None) -> dict[str, Any]:
         """The ``state`` message for this viewer now, with no event (a resync). With owners,
@@ -211,7 +233,10 @@ class PlayService(PlaySettings):
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
         """Resume every unfinished match: schedule the bot or forced action that is due.
-        With owners, only the matches whose lease is free are taken (and resumed) here."""
+        With owners, only the matches whose lease is free are taken (and resumed) here. This
+        process says it is alive first: the outage a match's clock was left in is given back
+        when it is taken up (:mod:`kva.service.play.liveness`)."""
+        await self._liveness.start()
         await self._router.start()
         async with self._sessions() as session:
             rows = await repo.unfinished_matches(session)
@@ -222,13 +247,12 @@ class PlayService(PlaySettings):
                 log.exception("cannot resume match %s", row.id)
 
     async def stop(self) -> None:
-        """Cancel scheduled bot and forced turns, seed waits and clock timers (they resume on
-        the next start, the clocks from their stored deadlines); with owners, release every
-        lease held."""
-        await self._turns.stop()
-        await self._seeds.stop()
-        await self._clocks.stop()
+        """Cancel every match's timers (they resume on the next start, the clocks from their
+        stored deadlines); with owners, release every lease held; last, say that this process
+        stops (the time until its matches are taken up again is given back to the clocks)."""
+        await self.timers.stop()
         await self._router.stop()
+        await self._liveness.stop()
 
     def on_tables_changed(self, listener: Callable[[], Awaitable[None]]) -> None:
         """Call ``listener`` after an open table is opened or taken, or a waiting table is
@@ -245,14 +269,22 @@ class PlayService(PlaySettings):
         match over needs serving no more (its lease is given up)."""
         self._operations.resume(live)
         self._run_commit_hooks(live)
-        if live.status in ("finished", "cancelled"):
+        if live.status.over:
             self._router.ended(live.id)
 
     def _loaded(self, live: LiveMatch) -> None:
-        """A match was loaded from the database here: the hooks run, its clock runs on if
-        this process serves it (:meth:`MatchClocks.arm_loaded`)."""
+        """A match was loaded from the database here (a restart, a takeover, or a copy
+        dropped and read again): the hooks run and, if this process serves it, its work
+        resumes on the new copy: the bot or forced turn due (one scheduled for the dropped
+        copy would find it gone and never play), the seed wait and the clock."""
         self._run_commit_hooks(live)
-        self._clocks.arm_loaded(live)
+        if self._router.serves(live.id):
+            self._operations.resume(live)
+
+    async def _restore(self, session: AsyncSession, live: LiveMatch) -> None:
+        """A match was just read from the database: give its clock back the outage it was
+        left in (recorded as a takeover if this process serves it)."""
+        await self._liveness.restore(session, live, serving=self._router.serves(live.id))
 
     def _run_commit_hooks(self, live: LiveMatch) -> None:
         if live.match is None:

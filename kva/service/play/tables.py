@@ -13,23 +13,27 @@ import logging
 import random
 import secrets
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from kva.rules import MatchSettings
-from kva.service import bots
+from kva.games import AnyGame, live_play_of, new_client_seed
+from kva.games import get as get_game
+from kva.service.accounts.passwords import hash_password, verify_password
+from kva.service.coins.stakes import CoinError, check_stake
 from kva.service.errors import NotFound, PlayError, RatedOnly, WrongPassword
-from kva.service.events import join_event, public
-from kva.service.passwords import hash_password, verify_password
-from kva.service.play.clock import DEFAULT_CLOCK, NO_CLOCK, PRESETS, Clock, check_clock
-from kva.service.play.commit import Committer, record_of
+from kva.service.play import bot_moves as bots
+from kva.service.play.clock import DEFAULT_CLOCK, NO_CLOCK, Clock, check_clock
+from kva.service.play.commit import Committer, advance_clock, record_of
+from kva.service.play.events import join_event, public
 from kva.service.play.live import FairState, LiveMatch, LiveStore, Seat
 from kva.service.play.seeds import Seeds
-from kva.service.routing import new_match_id as new_match_id_default
-from kva.service.stakes import CoinError, check_stake
-from kva.storage import repo
+from kva.settings.clocks import PRESETS
+from kva.settings.routing import new_match_id as new_match_id_default
+from kva.status import MatchStatus
+from kva.storage import coins_repo, repo
 from kva.storage.models import MatchRow, TableRow, utcnow
 
 log = logging.getLogger(__name__)
@@ -54,35 +58,83 @@ class TableInfo:
         return cls(row.match_id, row.token, row.password_hash, row.kind)
 
 
-def second_seat(opponent: str, opponent_user: tuple[int, str] | None) -> Seat:
-    """Seat 1 of a new match against ``opponent`` (see :meth:`Tables.create_match`): a bot,
-    nobody yet (a table), or the paired player ``opponent_user``."""
+def other_seats(opponent: str, opponent_user: tuple[int, str] | None,
+                seats: int = 2, seated: Sequence[Seat] = ()) -> list[Seat]:
+    """Seats 1 and on of a new match of ``seats`` seats against ``opponent`` (see
+    :meth:`Tables.create_match`): each the bot, each nobody yet (a table), the paired
+    player ``opponent_user`` (a quick game for two), or ``seated`` as given (a quick game's
+    table of more: the players grouped with the creator, then any bots they accepted)."""
+    if opponent == "player" and seated:
+        if len(seated) != seats - 1 or any((s.user_id is None) == (s.bot is None)
+                                           for s in seated):
+            raise ValueError("a quick game seats a user or a bot at every other seat")
+        return list(seated)
     if opponent.startswith("bot:"):
-        return Seat(bot=opponent[4:])
+        return [Seat(bot=opponent[4:]) for _ in range(1, seats)]
     if opponent in ("friend", "open"):
-        return Seat()
+        return [Seat() for _ in range(1, seats)]
     if opponent == "player" and opponent_user is not None:
-        return Seat(opponent_user[0], opponent_user[1])
+        if seats != 2:
+            raise ValueError("a quick game is for two players")
+        return [Seat(opponent_user[0], opponent_user[1])]
     raise ValueError(f"opponent must be {OPPONENTS}")
 
 
 def checked_terms(
-    settings: MatchSettings, opponent: str, password: str | None, stake: int,
-    clock: str | None,
+    rated: bool, opponent: str, password: str | None, stake: int, clock: str | None,
 ) -> tuple[int, str]:
-    """The stake and clock preset of a new match against ``opponent``, checked with its
-    settings and password (ValueError or :class:`~kva.service.stakes.CoinError` says what is
-    wrong; see :meth:`Tables.create_match`)."""
-    if settings.rated and opponent not in ("open", "player"):
+    """The stake and clock preset of a new match against ``opponent``, checked with whether
+    it is ``rated`` and its password (ValueError or :class:`~kva.service.coins.stakes.CoinError`
+    says what is wrong; see :meth:`Tables.create_match`)."""
+    if rated and opponent not in ("open", "player"):
         raise ValueError("only open tables and quick games can be rated")
     if password and len(password) > 128:
         raise ValueError("the password is too long")
     stake = check_stake(stake)
     if stake and opponent.startswith("bot:"):
         raise CoinError("bot_stake", "coin tables are person against person")
-    clock = check_clock(clock, casual=not (settings.rated or stake or opponent == "player"),
+    clock = check_clock(clock, casual=not (rated or stake or opponent == "player"),
                         default=NO_CLOCK if opponent.startswith("bot:") else DEFAULT_CLOCK)
     return stake, clock
+
+
+def stored_options(row: MatchRow) -> dict[str, Any]:
+    """The options of the stored match ``row`` as a plain dict (its game's
+    :meth:`~kva.games.Game.options_to_dict`): what a rematch is created with."""
+    game = get_game(row.game)
+    options = live_play_of(game).options_from_stored(row.target, row.bazaar, row.record)
+    return game.options_to_dict(options)
+
+
+def _seat_counts(game: AnyGame) -> str:
+    """The seat counts ``game`` plays, in words for an error (``two``; ``2, 3 or 4``)."""
+    if game.seats == (2,):
+        return "two"
+    counts = [str(n) for n in game.seats]
+    return counts[0] if len(counts) == 1 else f"{', '.join(counts[:-1])} or {counts[-1]}"
+
+
+def _form_options(
+    target: Any, bazaar: Any, options: Mapping[str, object] | None,
+) -> Mapping[str, object]:
+    """The options of a new match: ``options`` when given, else the site's table form (a
+    Georgian table's ``target`` and ``bazaar``, each left to its default when not given)."""
+    if options is not None:
+        return options
+    form: dict[str, object] = {}
+    if target is not None:
+        form["target"] = target
+    if bazaar is not None:
+        form["bazaar"] = bazaar
+    return form
+
+
+def _checked_rated(rated: object) -> bool:
+    """``rated`` as a bool: True or False (anything else names the field, as a bad option
+    does)."""
+    if not isinstance(rated, bool):
+        raise ValueError("rated: must be true or false")
+    return rated
 
 
 class Tables:
@@ -97,14 +149,14 @@ class Tables:
         started: Callable[[LiveMatch], None],
         seeds: Seeds,
         *,
-        seat: Callable[[str, int, str], Awaitable[bool]] | None = None,
+        seat: Callable[[str, int, str], Awaitable[int | None]] | None = None,
         adopt: Callable[[str], Awaitable[None]] | None = None,
         new_match_id: Callable[[], str] | None = None,
         clock_presets: dict[str, tuple[int, int]] | None = None,
     ) -> None:
         self._seeds = seeds
         self._sessions = sessions
-        #: Draws the id of each new match (:func:`kva.service.routing.match_ids_for` behind
+        #: Draws the id of each new match (:func:`kva.settings.routing.match_ids_for` behind
         #: nginx, so that the match's sockets come to this process).
         self.new_match_id = new_match_id if new_match_id is not None else new_match_id_default
         self._store = store
@@ -133,41 +185,49 @@ class Tables:
 
     # ------------------------------------------------------------------ one path
     def new_match(
-        self, seats: list[Seat], settings: MatchSettings, *, private: bool = False,
-        clock: str = NO_CLOCK,
+        self, seats: list[Seat], game: AnyGame, options: Any, *, rated: bool = False,
+        private: bool = False, clock: str = NO_CLOCK,
     ) -> tuple[LiveMatch, MatchRow]:
-        """A new match and its row (with its kva-fair/1 inputs), not yet stored. With both
-        seats taken it is active, and dealt once both client seeds are in (at once for a
-        server with no seed wait); with seat 1 empty it is a table waiting (undealt) for its
-        second player. ``clock``: its time control's preset (checked by the caller)."""
-        if len(seats) != 2 or seats[0].user_id is None and seats[0].bot is None:
-            raise ValueError("a match needs two seats, the first one taken")
+        """A new match of ``game`` with its ``options`` and its row (with its kva-fair/1
+        inputs), not yet stored. With every seat taken it is active, and dealt once every
+        client seed is in (at once for a server with no seed wait); with a seat empty it is a
+        table waiting (undealt) for its players. ``clock``: its time control's preset (checked
+        by the caller)."""
+        if len(seats) not in game.seats or not seats[0].taken:
+            raise ValueError(f"a match needs {_seat_counts(game)} seats, the first one taken")
         if any(s.user_id is not None and s.bot is not None for s in seats):
             raise ValueError("a seat is a user or a bot, not both")
-        if any(s.bot is not None and s.bot not in bots.LEVELS for s in seats):
+        if any(s.bot is not None and s.bot not in bots.levels_of(game.name) for s in seats):
             raise ValueError("unknown bot level")
-        waiting = seats[1].user_id is None and seats[1].bot is None
-        if not waiting and seats[0].user_id is not None and seats[0].user_id == seats[1].user_id:
+        if rated and game.rating_kind == "unrated":  # the ratings hook settles the others
+            raise ValueError(f"matches of {game.name} are not rated")
+        waiting = not all(s.taken for s in seats)
+        users = [s.user_id for s in seats if s.user_id is not None]
+        if not waiting and len(set(users)) != len(users):
             raise ValueError("a match needs two different players")
         started = utcnow()
-        live = LiveMatch(self.new_match_id(), settings, None, 1,
-                         "waiting" if waiting else "active", list(seats), started.isoformat(),
-                         private=private, fair=FairState.new(seats),
-                         clock=Clock.new(clock, self._committer.now_ms, self.clock_presets)
-                         or Clock.first_move(self.first_move_s, self._committer.now_ms))
+        status = MatchStatus.WAITING if waiting else MatchStatus.ACTIVE
+        live = LiveMatch(self.new_match_id(), game, options, rated, None, 1, status,
+                         list(seats), started.isoformat(), private=private,
+                         fair=FairState.new(seats),
+                         clock=Clock.new(clock, self._committer.now_ms, self.clock_presets,
+                                         seats=len(seats))
+                         or Clock.first_move(self.first_move_s, self._committer.now_ms,
+                                             seats=len(seats)))
         self._seeds.prepare(live)
         if live.clock is not None and live.match is not None:  # dealt now: its time runs
-            live.clock.advance(live.match, (seats[0].bot is None, seats[1].bot is None), True,
-                               self._committer.now_ms())
+            advance_clock(live, live.clock, self._committer.now_ms(),
+                          by=self._committer.process_id)
+        fair = live.fair
+        assert fair is not None
+        target, bazaar = live.play.stored_columns(options)
         row = MatchRow(
-            id=live.id, status=live.status, target=settings.target, bazaar=settings.bazaar,
-            rated=settings.rated, private=private,
-            seat0_user_id=seats[0].user_id, seat1_user_id=seats[1].user_id,
-            seat0_bot=seats[0].bot, seat1_bot=seats[1].bot, version=1,
+            id=live.id, status=live.status, target=target, bazaar=bazaar,
+            rated=rated, private=private, game=game.name, version=1,
+            seats=[fair.seat_row(live.id, i, seat) for i, seat in enumerate(seats)],
             record=record_of(live), created_at=started, updated_at=started,
         )
-        assert live.fair is not None
-        row.fair = live.fair.row(live.id)  # stored with the row, in the caller's transaction
+        row.fair = fair.row(live.id)  # stored with the row, in the caller's transaction
         return live, row
 
     def _serve(self, live: LiveMatch) -> None:
@@ -180,14 +240,18 @@ class Tables:
         creator_id: int,
         creator_name: str,
         opponent: str,
-        target: int,
-        bazaar: str,
+        target: Any = None,
+        bazaar: Any = None,
         password: str | None = None,
         *,
         rated: bool = False,
         opponent_user: tuple[int, str] | None = None,
         stake: int = 0,
         clock: str | None = None,
+        game: str = "georgian",
+        options: Mapping[str, object] | None = None,
+        seats: int = 2,
+        seated: Sequence[Seat] = (),
     ) -> tuple[str, str | None]:
         """Create a match; return its id and, for a table, the token of its link.
 
@@ -195,20 +259,30 @@ class Tables:
         ``password``), ``open`` (an open table, listed in the lobby) or ``player``: the user
         ``opponent_user`` (id, nickname) a quick game paired with the creator, seated at once.
         Only open tables and quick games may be ``rated``; whether both players may play rated
-        is the caller's check (guests may not). ValueError (:class:`~kva.rules.BadSettings`
-        for the settings) names a bad setting. ``stake``: Domino Coin per player (person
-        against person only; :mod:`kva.service.coins`), moved to the escrow when the match
-        starts: here for a quick game (CoinError, nothing stored, if a player cannot cover it).
+        is the caller's check (guests may not). ``game`` names the game (:mod:`kva.games`) and
+        ``options`` its options (:meth:`~kva.games.Game.parse_options`); without them, the
+        site's table form's ``target`` and ``bazaar`` are the options. ValueError
+        (:class:`~kva.games.BadOptions` for the options) names a bad setting. ``stake``: Domino
+        Coin per player (person against person only; :mod:`kva.service.coins.wallets`), moved to
+        the escrow when the match starts: here for a quick game (CoinError, nothing stored, if a
+        player cannot cover it); a coin match is for two. ``seats``: how many seats the match
+        has (among the game's :attr:`~kva.games.Game.seats`): the creator's, then each the
+        bot's, or each free for a table's joiners. ``seated``: with ``player``, instead of
+        ``opponent_user``, the quick game's other seats in order (each a user or a bot).
         ``clock``: the time control's preset (:data:`~kva.service.play.clock.CLOCK_CHOICES`;
         None: ``none`` against a bot, else ``standard``); ``none`` is refused (ValueError)
         for a rated match, a coin table and a quick game.
         """
-        settings = MatchSettings.parse(target, bazaar, rated)
-        seat1 = second_seat(opponent, opponent_user)
-        stake, clock = checked_terms(settings, opponent, password, stake, clock)
+        played = get_game(game)
+        chosen = played.parse_options(_form_options(target, bazaar, options))
+        rated = _checked_rated(rated)
+        others = other_seats(opponent, opponent_user, seats, seated)
+        stake, clock = checked_terms(rated, opponent, password, stake, clock)
+        if stake and seats != 2:  # the escrow settles a stake between two players
+            raise ValueError("a coin match is for two players")
         protected = opponent == "friend" and bool(password)
-        live, row = self.new_match([Seat(creator_id, creator_name), seat1], settings,
-                                   private=protected, clock=clock)
+        live, row = self.new_match([Seat(creator_id, creator_name), *others], played, chosen,
+                                   rated=rated, private=protected, clock=clock)
         token = await self._store_new(live, row, creator_id, opponent,
                                       password if protected else None, stake)
         self._serve(live)
@@ -241,17 +315,21 @@ class Tables:
         return token
 
     def prepare_match(
-        self, seats: list[Seat], target: int, bazaar: str, *, rated: bool = False,
-        private: bool = False, clock: str = NO_CLOCK,
+        self, seats: list[Seat], target: Any = None, bazaar: Any = None, *,
+        rated: bool = False, private: bool = False, clock: str = NO_CLOCK,
+        game: str = "georgian", options: Mapping[str, object] | None = None,
     ) -> MatchRow:
-        """The row of a new active match between two given seats (users or bots), not yet
+        """The row of a new active match between given seats (users or bots), not yet
         stored: the caller adds it in its own transaction, then calls :meth:`activate`.
         A rematch uses this to start the new match in the transaction that accepts it (with
-        the same ``clock`` preset)."""
-        if len(seats) != 2 or any((s.user_id is None) == (s.bot is None) for s in seats):
-            raise ValueError("a match needs two seats, each a user or a bot")
-        _live, row = self.new_match(seats, MatchSettings.parse(target, bazaar, rated),
-                                    private=private, clock=clock)
+        the same ``clock`` preset). The options are given as to :meth:`create_match`."""
+        played = get_game(game)
+        if len(seats) not in played.seats or any(
+                (s.user_id is None) == (s.bot is None) for s in seats):
+            raise ValueError(f"a match of {game} needs {played.seats} seats, each a user or a bot")
+        _live, row = self.new_match(
+            seats, played, played.parse_options(_form_options(target, bazaar, options)),
+            rated=_checked_rated(rated), private=private, clock=clock)
         return row
 
     async def activate(self, match_id: str) -> None:
@@ -304,9 +382,9 @@ class Tables:
         self, token: str, user_id: int, nickname: str, password: str | None, *,
         registered: bool = False,
     ) -> tuple[str, int | None]:
-        """Take the free seat of a table, closed or open (or watch it once both seats are
-        taken, or once it was cancelled). The match starts here; it is dealt once both
-        client seeds are in (:mod:`kva.service.play.seeds`).
+        """Take the first free seat of a table, closed or open (or watch it once every seat
+        is taken, or once it was cancelled). The match starts with the last seat taken; it
+        is dealt once every client seed is in (:mod:`kva.service.play.seeds`).
 
         Returns the match id and the seat taken (None: a spectator, who may from now on watch
         the match even if it has a password). Raises :class:`WrongPassword` when the table has
@@ -329,12 +407,13 @@ class Tables:
             password and await verify_password(password, table.password_hash, "table")
         ):
             raise WrongPassword(token)
-        if live.rated and not registered and live.status == "waiting":
+        if live.rated and not registered and live.status == MatchStatus.WAITING:
             raise RatedOnly(token)
-        if await self._seat(live.id, user_id, nickname):
+        seat = await self._seat(live.id, user_id, nickname)
+        if seat is not None:
             if table.kind == "open":  # the lobby lists open tables only
                 await self.changed()
-            return live.id, 1
+            return live.id, seat
         if live.private and granted is None:
             granted = await self._granted(live.id, user_id)
         if live.private and not granted:
@@ -342,21 +421,83 @@ class Tables:
                 await repo.grant_watch(session, live.id, user_id)
         return live.id, None
 
-    async def seat_player(self, match_id: str, user_id: int, nickname: str) -> bool:
-        """Seat ``user_id`` in the free seat 1 of a waiting table and start the match (the
-        change a join makes, on the match's owner); whether they sit there now."""
+    async def seat_player(self, match_id: str, user_id: int, nickname: str) -> int | None:
+        """Seat ``user_id`` in the first free seat of a waiting table, and start the match
+        once no seat is free (the change a join makes, on the match's owner); the seat they
+        sit in now (None: none was free for them)."""
         live = await self._store.fresh(match_id)
         async with live.lock:
             live = await self._store.fresh(match_id)
-            free = live.seats[1].user_id is None and live.seats[1].bot is None
-            if not (free and live.status == "waiting" and live.seat_of(user_id) is None):
-                return live.seat_of(user_id) == 1
-            live.seats[1] = Seat(user_id, nickname)
-            live.status = "active"
-            await self._seeds.joined(live)  # dealt now if both client seeds are in
-            live.created_at = utcnow().isoformat()
-            await self._committer.commit(live, public(join_event(1)), seat1_user_id=user_id)
-            return True
+            already = live.seat_of(user_id)
+            free = [i for i, s in enumerate(live.seats) if not s.taken]
+            if already is not None or not free or live.status != MatchStatus.WAITING:
+                return already
+            seat = free[0]
+            live.seats[seat] = Seat(user_id, nickname)
+            if len(free) == 1:  # the last seat: the match starts
+                live.status = MatchStatus.ACTIVE
+                live.created_at = utcnow().isoformat()
+            await self._seeds.joined(live)  # dealt now if every client seed is in
+            await self._committer.commit(live, public(join_event(seat)),
+                                         seated=(seat, user_id))
+            return seat
+
+    async def seat_bot(self, match_id: str, user_id: int, level: str) -> int | None:
+        """Put a bot of ``level`` in the first free seat of a waiting table, for its creator
+        (seat 0), and start the match once no seat is free; the bot's seat (None, changing
+        nothing: the table is no longer waiting, has no free seat, is rated or has a coin
+        stake, is not ``user_id``'s, or is of a game played by two only). A bot's seat gets
+        its client seed from the server at once, as at a bot match's creation. ValueError:
+        ``level`` is not one of the game's bot levels."""
+        live = await self._store.fresh(match_id)
+        if level not in bots.levels_of(live.game.name):
+            raise ValueError("unknown bot level")
+        if len(live.game.seats) == 1:  # a game for two only (Georgian): person against person
+            return None
+        async with self._sessions() as session:  # a stake is played person against person
+            if await coins_repo.stake_of(session, match_id):
+                return None
+        async with live.lock:
+            live = await self._store.fresh(match_id)
+            free = [i for i, s in enumerate(live.seats) if not s.taken]
+            if (live.status != MatchStatus.WAITING or not free or live.rated
+                    or live.seat_of(user_id) != 0 or live.fair is None):
+                return None
+            seat = free[0]
+            live.seats[seat] = Seat(bot=level)
+            live.fair.client_seeds[seat] = new_client_seed()
+            live.fair.seed_by[seat] = "server"
+            values = {"bot": level, "client_seed": live.fair.client_seeds[seat],
+                      "seed_by": "server"}
+            if len(free) == 1:  # the last seat: the match starts
+                live.status = MatchStatus.ACTIVE
+                live.created_at = utcnow().isoformat()
+            await self._seeds.joined(live)  # dealt now if every client seed is in
+            await self._committer.commit(live, public(join_event(seat)),
+                                         reseated=(seat, values))
+        await self.changed()
+        return seat
+
+    async def leave_seat(self, match_id: str, user_id: int) -> bool:
+        """Free the seat ``user_id`` took at a table still waiting for players (a joiner who
+        leaves before the start; its creator cancels the table instead,
+        :meth:`cancel_waiting`). Whether the seat was freed: False, changing nothing, when
+        the match has started or ended, or ``user_id`` sits in no seat but the creator's."""
+        live = await self._store.fresh(match_id)
+        async with live.lock:
+            live = await self._store.fresh(match_id)
+            seat = live.seat_of(user_id)
+            if live.status != MatchStatus.WAITING or seat is None or seat == 0:
+                return False
+            live.seats[seat] = Seat()
+            if live.fair is not None:  # the next player chooses the seat's seed anew
+                live.fair.client_seeds[seat] = None
+                live.fair.seed_by[seat] = None
+            values = {"user_id": None, "client_seed": None, "seed_by": None}
+            await self._committer.commit(live, public({"kind": "leave", "p": seat}),
+                                         reseated=(seat, values))
+        await self.changed()
+        return True
 
     async def cancel_waiting(self, match_id: str, user_id: int) -> bool:
         """Cancel a table still waiting for its second player, for its creator (seat 0).
@@ -367,9 +508,9 @@ class Tables:
         live = await self._store.fresh(match_id)
         async with live.lock:
             live = await self._store.fresh(match_id)
-            if live.status != "waiting" or live.seat_of(user_id) != 0:
+            if live.status != MatchStatus.WAITING or live.seat_of(user_id) != 0:
                 return False
-            live.status = "cancelled"
+            live.status = MatchStatus.CANCELLED
             try:
                 await self._committer.commit(live, public({"kind": "cancel", "p": 0}))
             except PlayError:

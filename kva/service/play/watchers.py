@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-from kva.service.play.live import VIEWER_KEYS, viewer_key
+from kva.service.play.live import viewer_key, viewer_keys
 
 
 class Watcher(Protocol):
@@ -37,7 +37,7 @@ class Watchers:
             del self._by_match[match_id]
 
     def keys(self, match_id: str) -> set[str]:
-        """The viewer keys (``"0"``, ``"1"``, ``"s"``) someone here watches ``match_id`` as."""
+        """The viewer keys (a seat's number, ``"s"``) someone here watches ``match_id`` as."""
         return {viewer_key(w.seat) for w in self._by_match.get(match_id, ())}
 
     def matches(self) -> list[str]:
@@ -48,8 +48,12 @@ class Watchers:
         return sum(len(w) for w in self._by_match.values())
 
 
-#: Every viewer key, and none.
-_ALL: frozenset[str] = frozenset(VIEWER_KEYS)
+#: The most seats a match may have that another process's keys are believed for (kva's
+#: games play 2 to 4; a margin costs nothing, since the committer keeps only the keys of the
+#: match's own seats).
+MOST_SEATS = 8
+#: Every viewer key a match may have, and none.
+_ALL: frozenset[str] = frozenset(viewer_keys(MOST_SEATS))
 _NONE: frozenset[str] = frozenset()
 
 

@@ -1,42 +1,29 @@
 """What a match router is, and what it needs from the process it routes for.
 
-Every change to a live match is made by the one process serving it. A :class:`MatchRouter`
-decides where that is: here, always, for a process alone (:class:`~.local.LocalRouter`), or
-the owner of the match's lease when processes share Redis (:class:`~.leases.LeaseRouter`).
+Every change to a live match is a :mod:`command <kva.service.play.commands>`, made by the
+one process serving the match. A :class:`MatchRouter` decides where that is: here, always,
+for a process alone (:class:`~.local.LocalRouter`), or the owner of the match's lease when
+processes share Redis (:class:`~.leases.LeaseRouter`).
 The router does none of the work itself: it runs it through the :class:`LocalOperations` it
 is given, on this process or, forwarded, on the owner's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from enum import StrEnum
+from collections.abc import Coroutine
 from typing import Any, Protocol
 
+from kva.service.play.commands import Command, ResultT
 from kva.service.play.live import LiveMatch
 from kva.service.play.owners import Owners
 from kva.service.play.watchers import RemoteWatchers
 
 
-class Change(StrEnum):
-    """A change only a match's owner makes. The value is its name in a forwarded request:
-    the processes of one deployment must agree on it, so it never changes."""
-
-    ACT = "act"
-    RESIGN = "resign"
-    FORFEIT = "forfeit"
-    SEED = "seed"
-    CANCEL = "cancel"
-    SEAT = "seat"
-    FLAG = "flag"
-
-
 class LocalOperations(Protocol):
     """The work of the matches this process serves, as a router asks for it."""
 
-    async def run(self, change: Change, match_id: str, args: Sequence[Any]) -> Any:
-        """Make ``change`` to ``match_id`` here, with the arguments of its public method
-        after the match id; its result."""
+    def run(self, command: Command[ResultT]) -> Coroutine[Any, Any, ResultT]:
+        """Make ``command``'s change here; its result (awaited)."""
 
     async def activate(self, match_id: str) -> None:
         """Start serving a match stored by someone else: load it, resume its work."""
@@ -70,8 +57,8 @@ class MatchRouter(Protocol):
     def remote_keys(self, match_id: str) -> frozenset[str] | None:
         """The viewer keys other processes watch ``match_id`` as (None: not known)."""
 
-    async def route(self, change: Change, match_id: str, *args: Any) -> Any:
-        """Make ``change`` on the process that serves the match; its result."""
+    def route(self, command: Command[ResultT]) -> Coroutine[Any, Any, ResultT]:
+        """Make ``command``'s change on the process that serves its match; its result."""
 
     async def hello(self, match_id: str, user_id: int | None) -> dict[str, Any] | None:
         """A socket of this process said ``hello``: the state from the match's owner, when

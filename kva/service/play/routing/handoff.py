@@ -47,7 +47,7 @@ class Handoff:
     async def ask(self, match_id: str, user_id: int | None) -> dict[str, Any] | None:
         """A socket's ``hello`` reached this process, which does not own the match. The
         socket subscribed to the match's topic before (the subscription is live once
-        :meth:`~kva.service.broker.Broker.subscribe` returns); now the owner is sent a
+        :meth:`~kva.service.cluster.broker.Broker.subscribe` returns); now the owner is sent a
         ``hello`` with every viewer key watched here. An owner with no socket of the match
         hands its lease over with its other processes' watches, and this process takes it
         (loaded from the journal): None, the state is read here. An owner that keeps it notes
@@ -67,8 +67,9 @@ class Handoff:
             if not keys or loop.time() > deadline:
                 return None
             try:
-                reply = await owners.request(owner, HELLO, match_id,
-                                             [owners.me, sorted(keys), user_id])
+                reply = await owners.request(
+                    owner, HELLO, match_id,
+                    {"process": owners.me, "keys": sorted(keys), "user_id": user_id})
             except (Moved, Unanswered):
                 owners.forget(match_id)
                 await asyncio.sleep(0.02)

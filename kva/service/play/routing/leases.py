@@ -12,17 +12,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
 from typing import Any
 
 from kva.service.errors import NotFound, PlayError
+from kva.service.play.commands import AnyCommand, BadCommand, Command, ResultT, command_from_wire
 from kva.service.play.commit import Committer
 from kva.service.play.live import LiveStore
 from kva.service.play.owners import Moved, Owners, Unanswered
-from kva.service.play.routing.base import Change, LocalOperations
+from kva.service.play.routing.base import LocalOperations
 from kva.service.play.routing.handoff import HELLO, Handoff
 from kva.service.play.routing.watching import WATCHING, WatchRenewal
 from kva.service.play.watchers import RemoteWatchers, Watchers
+from kva.status import OPEN_STATUSES
 
 log = logging.getLogger(__name__)
 
@@ -70,28 +71,31 @@ class LeaseRouter:
         return self._watches.keys(match_id)
 
     # ------------------------------------------------------------------ this process asks
-    async def route(self, change: Change, match_id: str, *args: Any) -> Any:
-        """Make ``change`` here if this process owns the match (or takes its free lease), else
-        forward it to the owner; an owner that does not answer is asked again once its lease
-        is read again (a dead owner's runs out and this process takes the match over)."""
-        owners = self._owners
+    async def route(self, command: Command[ResultT]) -> ResultT:
+        """Make ``command``'s change here if this process owns the match (or takes its free
+        lease), else forward it to the owner (as :meth:`Command.to_wire
+        <kva.service.play.commands.Command.to_wire>`); an owner that does not answer is asked
+        again once its lease is read again (a dead owner's runs out and this process takes
+        the match over)."""
+        owners, match_id = self._owners, command.match_id
         loop = asyncio.get_running_loop()
         deadline = loop.time() + 4 * owners.ttl_ms / 1000
         while True:
             owner = await owners.ensure(match_id)
             if owner == owners.me:
-                return await self._local.run(change, match_id, args)
+                return await self._local.run(command)
             if loop.time() > deadline:
                 raise PlayError("stale", "the match's server did not answer; try again")
             try:
-                return await owners.request(owner, change.value, match_id, list(args))
+                return command.result(
+                    await owners.request(owner, command.kind, match_id, command.to_wire()))
             except Moved:
                 owners.forget(match_id)
                 await asyncio.sleep(0.02)
             except Unanswered:
                 owners.forget(match_id)
                 log.warning("the owner %s of match %s did not answer a %s", owner, match_id,
-                            change.value)
+                            command.kind)
 
     async def hello(self, match_id: str, user_id: int | None) -> dict[str, Any] | None:
         """A socket's ``hello`` (a resync) here. A match whose lease is free (its owner died)
@@ -102,7 +106,7 @@ class LeaseRouter:
         if self._owners.owns(match_id):
             return None
         live = self._store.live.get(match_id)
-        if live is not None and live.status not in ("waiting", "active"):
+        if live is not None and live.status not in OPEN_STATUSES:
             return None
         try:
             return await self._handoff.ask(match_id, user_id)
@@ -132,28 +136,31 @@ class LeaseRouter:
         await self._watches.renew(only, again=again)
 
     # ------------------------------------------------------------------ the owners' events
-    async def serve(self, op: str, match_id: str, args: list[Any]) -> Any:
-        """A request forwarded by another process: made here if this process owns the match."""
+    async def serve(self, op: str, match_id: str, body: object) -> Any:
+        """A request forwarded by another process: a command (rebuilt from its wire form
+        first: a bad one is refused with :class:`BadCommand` and nothing runs) made here if
+        this process owns the match, a ``hello`` answered, or a ``watching`` noted."""
         owners = self._owners
         if op == WATCHING:  # several matches: each one checked
-            return self._watches.noted(str(args[0]), args[1])
-        change = _change_named(op)
-        if change is None and not owners.holds(match_id):
+            process, watched = _watching_body(body)
+            return self._watches.noted(process, watched)
+        command = None if op == HELLO else _forwarded(op, match_id, body)
+        if command is None and not owners.holds(match_id):
             # a hello: not taken here just to be handed over (two sockets' hellos at once
             # would pass the lease back and forth): the asker takes the free lease itself
             raise Moved(match_id)
         if await owners.ensure(match_id) != owners.me:
             raise Moved(match_id)
-        if change is None:
-            return await self._handoff.answer(match_id, *_hello_args(args))
-        return await self._local.run(change, match_id, args)
+        if command is None:
+            return await self._handoff.answer(match_id, *_hello_body(body))
+        return await self._local.run(command)
 
     async def taken(self, match_id: str) -> None:
         """This process just took the lease of ``match_id``: load it as stored (the journal is
         the truth), publish its state, and resume its automatic turns and timers."""
         self._store.forget(match_id)
         live = await self._store.get(match_id)
-        if live.status not in ("waiting", "active"):
+        if live.status not in OPEN_STATUSES:
             self._owners.release_soon(match_id)
             return
         # The other processes' sockets on the match told the last owner that they watch it,
@@ -177,7 +184,7 @@ class LeaseRouter:
         out = []
         for match_id in self._watchers.matches():
             live = self._store.live.get(match_id)
-            if live is None or live.status in ("waiting", "active"):
+            if live is None or live.status in OPEN_STATUSES:
                 out.append(match_id)
         return out
 
@@ -192,17 +199,26 @@ class LeaseRouter:
         await self._owners.stop()
 
 
-def _change_named(op: str) -> Change | None:
-    """The change a forwarded request names (None: a ``hello``); ValueError for any other."""
-    if op == HELLO:
-        return None
-    try:
-        return Change(op)
-    except ValueError:
-        raise ValueError(f"unknown operation {op!r}") from None
+def _forwarded(op: str, match_id: str, body: object) -> AnyCommand:
+    """The command a forwarded request carries; :class:`BadCommand` unless it is one, and
+    the one its request names (``op`` its kind, ``match_id`` its match)."""
+    command = command_from_wire(body)
+    if command.kind != op or command.match_id != match_id:
+        raise BadCommand(f"the request {op!r} for match {match_id!r} carries the command "
+                         f"{command.kind!r} for match {command.match_id!r}")
+    return command
 
 
-def _hello_args(args: Sequence[Any]) -> tuple[str, list[Any], int | None]:
-    """A ``hello`` request's arguments: the asking process, its viewer keys, the viewer."""
-    process, keys, user_id = args
-    return str(process), keys, user_id
+def _hello_body(body: object) -> tuple[str, list[Any], int | None]:
+    """A ``hello`` request's body: the asking process, its viewer keys, the viewer."""
+    if not isinstance(body, dict) or not isinstance(body.get("keys"), list):
+        raise ValueError(f"a hello request carries process, keys and user_id, found {body!r}")
+    user_id = body.get("user_id")
+    return str(body.get("process")), body["keys"], user_id if isinstance(user_id, int) else None
+
+
+def _watching_body(body: object) -> tuple[str, object]:
+    """A ``watching`` request's body: the asking process, and match id → viewer keys."""
+    if not isinstance(body, dict):
+        raise ValueError(f"a watching request carries process and watched, found {body!r}")
+    return str(body.get("process")), body.get("watched")

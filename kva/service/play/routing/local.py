@@ -3,11 +3,13 @@ with no lease and no extra hop."""
 
 from __future__ import annotations
 
+from collections.abc import Coroutine
 from typing import Any
 
+from kva.service.play.commands import Command, ResultT
 from kva.service.play.live import LiveStore
 from kva.service.play.owners import Owners
-from kva.service.play.routing.base import Change, LocalOperations
+from kva.service.play.routing.base import LocalOperations
 from kva.service.play.watchers import RemoteWatchers
 
 
@@ -38,8 +40,10 @@ class LocalRouter:
     def remote_keys(self, match_id: str) -> frozenset[str] | None:
         return None
 
-    async def route(self, change: Change, match_id: str, *args: Any) -> Any:
-        return await self._local.run(change, match_id, args)
+    def route(self, command: Command[ResultT]) -> Coroutine[Any, Any, ResultT]:
+        # the change's own coroutine, not one awaiting it: an action suspends several times
+        # (its lock, its write), and every frame of the chain pays for each suspension
+        return self._local.run(command)
 
     async def hello(self, match_id: str, user_id: int | None) -> dict[str, Any] | None:
         return None

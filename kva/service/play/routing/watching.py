@@ -45,7 +45,7 @@ class WatchRenewal:
             return None
         return self.remote.keys(match_id, time.monotonic())
 
-    def noted(self, process: str, watched: Any) -> list[str]:
+    def noted(self, process: str, watched: object) -> list[str]:
         """``process`` renews its watches (match id → viewer keys) of matches owned here; the
         ones not owned here are answered (it looks their owners up again)."""
         if not isinstance(watched, dict):
@@ -77,7 +77,8 @@ class WatchRenewal:
             # each request names one of its matches: an owner slower than the timeout is
             # waited for while it holds that match's lease (it is alive), as with a change
             replies = await asyncio.gather(
-                *(owners.request(owner, WATCHING, next(iter(watched)), [owners.me, watched])
+                *(owners.request(owner, WATCHING, next(iter(watched)),
+                                 {"process": owners.me, "watched": watched})
                   for owner, watched in by_owner.items()), return_exceptions=True)
         finally:
             self._renewing.difference_update(by_owner)

@@ -3,10 +3,10 @@
 * ``sessions.address``: the client address a session was opened from (nullable: older
   sessions have none), so a rated match between two accounts on one address can be logged.
 * ``users.nickname_key`` of registered players becomes the confusable skeleton of the nickname
-  (:func:`kva.service.nicknames.skeleton`) instead of its casefolded form. Where two existing
-  players share a skeleton, the one whose old key already equals it (else the older account)
-  gets it; the others keep their old key (which can never equal a skeleton), and log in by
-  their exact name as before.
+  (:func:`kva.service.accounts.nicknames.skeleton`) instead of its casefolded form. Where two
+  existing players share a skeleton, the one whose old key already equals it (else the older
+  account) gets it; the others keep their old key (which can never equal a skeleton), and log
+  in by their exact name as before.
 
 Revision ID: 0004_hardening
 Revises: 0004_watch_grants
@@ -18,7 +18,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from kva.service.nicknames import skeleton
+from kva.service.accounts.nicknames import skeleton
 
 revision = "0004_hardening"
 down_revision = "0004_watch_grants"  # one line of heads: after the watch grants

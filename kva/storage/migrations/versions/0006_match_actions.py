@@ -23,6 +23,8 @@ import json
 import sqlalchemy as sa
 from alembic import op
 
+# every match stored before this migration was Georgian
+from kva.games.georgian_live import apply_change
 from kva.storage.journal import assemble
 
 revision = "0006_match_actions"
@@ -72,5 +74,6 @@ def downgrade() -> None:
                                .order_by(_actions.c.seq)).all()
         if changes:
             bind.execute(sa.update(_matches).where(_matches.c.id == match_id).values(
-                record=assemble(record, (c for _, c in changes)), version=changes[-1][0]))
+                record=assemble(record, (c for _, c in changes), apply_change),
+                version=changes[-1][0]))
     op.drop_table("match_actions")

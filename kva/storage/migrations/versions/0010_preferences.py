@@ -1,5 +1,5 @@
 """A registered player's table preferences (sound, motion, theme, move confirmation,
-notifications) as compact JSON on ``users``; see :mod:`kva.service.preferences`.
+notifications) as compact JSON on ``users``; see :mod:`kva.service.accounts.preferences`.
 
 Revision ID: 0010_preferences
 Revises: 0009_learn

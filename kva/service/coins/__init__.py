@@ -1,0 +1,1 @@
+"""Domino Coin: wallets, stakes and the ledger's audit."""
