@@ -35,11 +35,13 @@ from kva.i18n import LOCALES, jinja_env
 from kva.rules import parse_ascii_int
 from kva.service import NotFound, PlayError
 from kva.service import botapi as bots
+from kva.service.accounts.sessions import COOKIE, MAX_COOKIE
 from kva.service.botapi import BotApiError, BotCaller, Challenges
-from kva.service.broker import Subscription
+from kva.service.cluster.broker import Subscription
 from kva.service.play import topic, viewer_key
-from kva.service.ratelimit import parse_limits
-from kva.service.sessions import COOKIE, MAX_COOKIE
+from kva.service.play.commands import Abort, Act, Resign, Seed, client_version
+from kva.settings.ratelimits import parse_limits
+from kva.status import CLOSED_STATUSES, ChallengeStatus
 from kva.web.errors import error_page
 from kva.web.identity import ensure_user, session_of
 from kva.web.render import TEMPLATE_LOADER, render
@@ -57,7 +59,7 @@ MAX_BODY = 4096
 MAX_STREAMS = 32
 #: HTTP status of each play-service refusal (the WebSocket's codes).
 PLAY_STATUS = {"stale": 409, "not_your_turn": 409, "over": 409, "illegal": 422,
-               "not_seated": 403, "bad_seed": 400}
+               "not_seated": 403, "bad_seed": 400, "too_late_to_abort": 409}
 _REVOKED = object()
 NDJSON = "application/x-ndjson"
 
@@ -284,9 +286,7 @@ async def api_root() -> Response:
 async def api_account(request: Request) -> dict[str, Any]:
     """The bot's own account."""
     caller = await _caller(request)
-    async with services(request).sessions() as session:
-        bot = await bots.bot_account(session, caller.user_id)
-        active = await bots.active_matches(session, caller.user_id)
+    bot, active = await bots.bot_and_active(services(request).sessions, caller.user_id)
     return {"name": caller.nickname, "bot": True, "api_version": API_VERSION,
             "max_matches": bot.max_matches if bot else 0, "active_matches": active}
 
@@ -346,9 +346,22 @@ async def api_action(request: Request, match_id: str) -> dict[str, Any]:
     caller = await _caller(request)
     body = await _body(request, {"version": (int,), "action": (dict,)},
                        required=("version", "action"))
-    await services(request).play.act(match_id[:24], caller.user_id, body["version"],
-                                     body["action"])
+    await services(request).play.route(Act(match_id[:24], caller.user_id,
+                                           client_version(body["version"]), body["action"]))
     return {"ok": True}
+
+
+@router.post("/api/bot/table/{match_id}/join")
+@_json_route
+async def api_join_table(request: Request, match_id: str) -> dict[str, Any]:
+    """Take the first free seat of an open table of any game and number of seats; the
+    ``match_start`` event of that seat (its stream hears it too)."""
+    caller = await _caller(request)
+    await _body(request, {})
+    if len(match_id) > 24:
+        raise BotApiError("not_found", "no such open table", 404)
+    return await _api(request).challenges.join_table(services(request).lobby, match_id,
+                                                     caller.user_id)
 
 
 @router.post("/api/bot/match/{match_id}/resign")
@@ -356,7 +369,18 @@ async def api_action(request: Request, match_id: str) -> dict[str, Any]:
 async def api_resign(request: Request, match_id: str) -> dict[str, Any]:
     caller = await _caller(request)
     await _body(request, {})
-    await services(request).play.resign(match_id[:24], caller.user_id)
+    await services(request).play.route(Resign(match_id[:24], caller.user_id))
+    return {"ok": True}
+
+
+@router.post("/api/bot/match/{match_id}/abort")
+@_json_route
+async def api_abort(request: Request, match_id: str) -> dict[str, Any]:
+    """Call the match off, exactly as the WebSocket's ``abort`` message (409
+    ``too_late_to_abort`` once both players have moved in the first hand)."""
+    caller = await _caller(request)
+    await _body(request, {})
+    await services(request).play.route(Abort(match_id[:24], caller.user_id))
     return {"ok": True}
 
 
@@ -367,7 +391,7 @@ async def api_seed(request: Request, match_id: str) -> dict[str, Any]:
     ``KVA_SEED_WAIT``)."""
     caller = await _caller(request)
     body = await _body(request, {"seed": (str,)}, required=("seed",))
-    await services(request).play.seed(match_id[:24], caller.user_id, body["seed"])
+    await services(request).play.route(Seed(match_id[:24], caller.user_id, body["seed"]))
     return {"ok": True}
 
 
@@ -415,7 +439,7 @@ async def _match_lines(request: Request, caller: BotCaller, match_id: str,
     connected = False
     try:
         state = await svc.play.state_for(match_id, caller.user_id)
-        over = state["status"] in ("finished", "cancelled")
+        over = state["status"] in CLOSED_STATUSES
         await svc.presence.connected(match_id, seat, over=over)
         connected = True
         sent = int(state["version"])
@@ -434,7 +458,7 @@ async def _match_lines(request: Request, caller: BotCaller, match_id: str,
             if version > sent:
                 sent = version
                 yield text.encode() + b"\n"
-            if status in ("finished", "cancelled"):
+            if status in CLOSED_STATUSES:
                 svc.presence.match_over(match_id)
                 return
     finally:
@@ -526,9 +550,7 @@ async def _settings_page(request: Request, status: int = 200,
     if user is None:
         return RedirectResponse("/login?next=/settings/bot", 303)
     sessions = services(request).sessions
-    async with sessions() as session:
-        bot = await bots.bot_account(session, user.id)
-        played = await bots.matches_played(session, user.id)
+    bot, played = await bots.bot_and_played(sessions, user.id)
     tokens = await bots.list_tokens(sessions, user.id) if bot is not None else []
     return render(request, "bot_settings.html", {
         "bot": bot, "played": played, "tokens": tokens, "new_token": new_token,
@@ -631,7 +653,7 @@ async def challenge_page(request: Request, challenge_id: str) -> Response:
     if user is None or not await challenges.involves(challenge_id, user.id):
         return error_page(request, 404, None)
     described = await challenges.get(challenge_id)
-    if described["status"] == "accepted" and described["match_id"]:
+    if described["status"] == ChallengeStatus.ACCEPTED and described["match_id"]:
         return RedirectResponse(f"/m/{described['match_id']}", 303)
     return render(request, "challenge.html", {"challenge": described})
 

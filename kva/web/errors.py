@@ -24,7 +24,9 @@ def error_page(request: Request, status: int, detail: Any) -> Response:
         else titles.get(status, _("Something went wrong."))
     if not hasattr(request.state, "locale"):
         return PlainTextResponse(str(status), status_code=status)
-    return render(request, "error.html", {"status": status, "message": message}, status)
+    return render(request, "error.html", {"status": status, "message": message,
+                                          "code": getattr(request.state, "error_code", None)},
+                  status)
 
 
 def busy_page(request: Request) -> Response:

@@ -6,7 +6,8 @@ table, a quick game, registering) calls :func:`ensure_user`, which creates the g
 session then, and has the middleware set the cookie. Guests created are limited per client
 address (``KVA_GUEST_CREATE_RATE_IP``): over it, 429 with ``Retry-After`` before any row is written.
 
-Sessions are server-side records (:mod:`kva.service.sessions`); :class:`SessionCodec` only reads
+Sessions are server-side records (:mod:`kva.service.accounts.sessions`); :class:`SessionCodec` only
+reads
 a cookie of the earlier signed scheme once, so its holder keeps their user and gets a real
 session in exchange.
 """
@@ -18,8 +19,8 @@ from itsdangerous import BadSignature, URLSafeSerializer
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.types import Scope
 
-from kva.service.sessions import LiveSession, guest_with_session, live_session
-from kva.storage.models import User
+from kva.service.accounts.registration import User
+from kva.service.accounts.sessions import LiveSession, guest_with_session, live_session
 from kva.web.render import translator
 from kva.web.security import client_ip, client_key
 from kva.web.services import services
@@ -57,7 +58,8 @@ SCOPE_KEY = "kva.live_session"
 
 async def session_of(scope: Scope, sessions: async_sessionmaker[AsyncSession],
                      token: str | None) -> LiveSession | None:
-    """The live session of ``token`` (:func:`~kva.service.sessions.live_session`), read once
+    """The live session of ``token`` (:func:`~kva.service.accounts.sessions.live_session`), read
+    once
     per request or socket handshake: the bot guard (:class:`kva.web.botapi.BotWebGuard`),
     the identity middleware and the match socket each need it, one after the other, within
     the same request; the first reads it and keeps the answer in ``scope`` for the others.

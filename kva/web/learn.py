@@ -1,5 +1,6 @@
 """Learning pages: the interactive lesson (``/learn``) and its JSON, checked by the engine,
-with progress kept in the browser (guests) or the ``learn_progress`` table (registered)."""
+with progress kept in the browser (guests) or the ``learn_progress`` table (registered); the
+strategy guide (``/strategy``) and Kozel's rules (``/rules/kozel``)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from kva.learn.counting import aid_allowed, unseen_by_number
 from kva.learn.lessons import SLUGS, STEPS, instruction_args
 from kva.learn.strategy import BY_SLUG, EXAMPLES
 from kva.rules import view_to_json
-from kva.service import NotFound, learn_progress
-from kva.service.accounts import is_registered
+from kva.service import NotFound
+from kva.service.accounts import learn_progress
+from kva.service.accounts.registration import is_registered
 from kva.service.analysis import AlreadyPending, AnalysisService, QueueFull
 from kva.web.render import render, translator
 from kva.web.security import client_key
@@ -47,6 +49,12 @@ async def strategy_page(request: Request) -> Response:
     examples = [e.to_json() for e in EXAMPLES]
     return render(request, "strategy.html", {
         "examples": examples, "unseen": unseen_by_number(BY_SLUG["count"].position.view())})
+
+
+@router.get("/rules/kozel")
+async def kozel_rules_page(request: Request) -> Response:
+    """Kozel's rules in short sentences, as docs/kozel.md states them and kva/kozel plays."""
+    return render(request, "kozel_rules.html")
 
 
 @router.get("/learn/aid/{match_id}")
@@ -171,9 +179,10 @@ def _refused(status: int, message: str, retry_after: int) -> JSONResponse:
 async def analysis_post(request: Request, match_id: str) -> JSONResponse:
     """Ask for the analysis of a finished match: queued once, served from the database after.
 
-    Anyone who may watch the match may ask. Requests are limited per client address; a
-    registered player has one match of their own in the queue at a time, guests one per
-    address; joining a match already queued is always allowed; a full queue answers 503."""
+    Anyone who may watch the match may ask. Requests are limited per client address; each
+    registered player, and each client address whoever asks from it, has one match of their
+    own in the queue at a time (so free accounts on one address share one place); joining a
+    match already queued is always allowed; a full queue answers 503."""
     _ = translator(request)
     client = client_key(request)
     refusal = await services(request).rate_limiter.check("analysis_ip", client)
@@ -187,9 +196,11 @@ async def analysis_post(request: Request, match_id: str) -> JSONResponse:
     if stored is not None:
         return JSONResponse({"status": "done", "analysis": stored})
     user = request.state.user
-    requester = f"user:{user.id}" if is_registered(user) else f"address:{client}"
+    requesters: tuple[str, ...] = (f"address:{client}",)
+    if is_registered(user):
+        requesters += (f"user:{user.id}",)
     try:
-        return JSONResponse(service.request(match_id, doc, requester), status_code=202)
+        return JSONResponse(service.request(match_id, doc, requesters), status_code=202)
     except AlreadyPending:
         return _refused(429, _("One of your analyses is still in the queue. Ask for this one "
                                "when it is done."), PENDING_RETRY_AFTER)

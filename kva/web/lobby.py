@@ -12,25 +12,46 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Request, WebSocket
+from fastapi import APIRouter, Form, HTTPException, Request, WebSocket
 from fastapi.responses import RedirectResponse, Response
 
-from kva.rules import TARGETS, BadSettings, MatchSettings
+from kva.rules import TARGETS, BadSettings, MatchSettings, parse_ascii_int
 from kva.service import NotFound
-from kva.service.accounts import is_registered
-from kva.service.coins import CoinError
-from kva.service.lobby import TOPIC, Lobby, LobbyError, view_for
+from kva.service.accounts.registration import User, is_registered
+from kva.service.coins.wallets import CoinError
+from kva.service.lobby.matchmaking import (
+    BOT_OFFER_AFTER,
+    RANGE_EVERY,
+    RANGE_MAX,
+    RANGE_START,
+    RANGE_STEP,
+)
+from kva.service.lobby.open_tables import TOPIC, Lobby, LobbyError, view_for
+from kva.service.lobby.quickgame import (
+    QuickGameError,
+    SearchStatus,
+    check_search,
+    check_table_search,
+    quick_clock,
+)
 from kva.service.messages import client_type, error
-from kva.service.quickgame import QuickGame, QuickGameError, Search, quick_clock
-from kva.storage.models import User
+from kva.service.play.bot_moves import LEVELS
+from kva.service.profiles import kozel_rating
 from kva.web.identity import ensure_user
 from kva.web.render import render, translator
 from kva.web.services import services
 from kva.web.sockets import Channel
 from kva.web.socketsession import SocketSession
-from kva.web.wallet import coin_error_message, coin_error_status, quick_stake
+from kva.web.wallet import (
+    TWO_SEATS,
+    coin_error_message,
+    coin_error_status,
+    quick_stake,
+    stake_refused,
+)
 
 router = APIRouter()
 log = logging.getLogger(__name__)
@@ -61,6 +82,7 @@ def _lobby_errors(request: Request) -> dict[str, str]:
         "taken": _("Someone was quicker: that table is no longer open."),
         "rated_only": _("Rated tables are for registered players. Create an account to join."),
         "not_yours": _("Only the player who opened a table can cancel it."),
+        "started": _("This table has started, or you have no seat there to leave."),
     }
 
 
@@ -83,8 +105,8 @@ async def lobby(request: Request) -> Response:
 @router.post("/lobby/{match_id}/join")
 async def join(request: Request, match_id: str) -> Response:
     """Sit down at an open table in one click, then play."""
-    if len(match_id) > 24:
-        raise _no_table(request)
+    if len(match_id) > 24 or not await _lobby(request).is_open(match_id):
+        raise _no_table(request)  # before any guest or session is made for the visitor
     user = await ensure_user(request)
     try:
         joined = await _lobby(request).join(match_id, user, is_registered(user))
@@ -115,6 +137,43 @@ async def cancel(request: Request, match_id: str) -> Response:
     return RedirectResponse("/lobby", status_code=303)
 
 
+@router.post("/lobby/{match_id}/leave")
+async def leave(request: Request, match_id: str) -> Response:
+    """Leave a table you joined before it starts: your seat is free again for the next
+    player (its creator cancels the table instead)."""
+    if len(match_id) > 24:
+        raise _no_table(request)
+    try:
+        user = request.state.user  # nobody without a session sits at a table
+        await _lobby(request).leave(match_id, user.id if user is not None else 0)
+    except NotFound:
+        raise _no_table(request) from None
+    except LobbyError as exc:
+        return await _lobby_page(request, _lobby_errors(request)[exc.code], 409)
+    return RedirectResponse("/lobby", status_code=303)
+
+
+@router.post("/m/{match_id}/bot")
+async def add_bot(request: Request, match_id: str, level: str = Form("")) -> Response:
+    """Its creator puts a bot of ``level`` in a waiting table's first free seat (the match
+    starts once every seat is taken), then comes back to the table."""
+    _ = translator(request)
+    if len(match_id) > 24:
+        raise _no_table(request)
+    if level not in LEVELS:
+        raise _fail(request, 400, _("Choose a bot: easy, normal or hard."))
+    user = request.state.user
+    try:
+        seat = await services(request).play.seat_bot(
+            match_id, user.id if user is not None else 0, level)
+    except NotFound:
+        raise _no_table(request) from None
+    if seat is None:
+        raise _fail(request, 409, _("Only the creator of a casual table still waiting for "
+                                    "players can seat a bot."))
+    return RedirectResponse(f"/m/{match_id}", status_code=303)
+
+
 def quick_settings(params: Any) -> tuple[int, str, bool]:
     """Target, rules and rated from a quick game's query (ValueError if malformed)."""
     target_raw = str(params.get("target") or "175")
@@ -126,14 +185,42 @@ def quick_settings(params: Any) -> tuple[int, str, bool]:
     return settings.target, settings.bazaar, settings.rated
 
 
+def table_settings(params: Any) -> tuple[int, str]:
+    """Seats and fish rule of a Kozel quick game's query (QuickGameError if not one)."""
+    seats = parse_ascii_int(str(params.get("seats") or "4"))
+    fish = str(params.get("fish") or "all")
+    if seats is None:
+        raise QuickGameError("bad_seats", "a Kozel quick game has 3 or 4 seats")
+    check_table_search(seats, fish)
+    if str(params.get("stake") or "0") != "0":  # the escrow settles between two players
+        raise QuickGameError(TWO_SEATS, "coin stakes are for Georgian games of two players")
+    return seats, fish
+
+
+def search_widening() -> dict[str, int]:
+    """The quick game's widening schedule, as the page states it (from the pairing rules)."""
+    return {"start": int(RANGE_START), "step": int(RANGE_STEP), "every": int(RANGE_EVERY),
+            "max": int(RANGE_MAX), "bot": int(BOT_OFFER_AFTER)}
+
+
 @router.get("/quick")
 async def quick(request: Request) -> Response:
     """The quick-game page: searching, with cancel and (after a while) a bot offer."""
     _ = translator(request)
     user = request.state.user
+    if request.query_params.get("game") == "kozel":
+        try:
+            seats, fish = table_settings(request.query_params)
+        except QuickGameError as exc:
+            if exc.code == TWO_SEATS:
+                raise stake_refused(request) from None
+            raise _fail(request, 400, _("Choose 3 or 4 players and a fish rule.")) from None
+        await ensure_user(request)  # the search's socket needs a session
+        return render(request, "quick.html", {"game": "kozel", "seats": seats, "fish": fish,
+                                              "widening": search_widening()})
     try:
         target, bazaar, rated = quick_settings(request.query_params)
-        QuickGame.check(target, bazaar, rated, is_registered(user))
+        check_search(target, bazaar, rated, is_registered(user))
         clock = quick_clock(request.query_params.get("clock"))
     except QuickGameError as exc:
         if exc.code == "rated_only":
@@ -147,7 +234,8 @@ async def quick(request: Request) -> Response:
     await ensure_user(request)  # the search's socket needs a session
     stake = await quick_stake(request)  # Domino Coin: on the list, registered, covered now
     return render(request, "quick.html", {"target": target, "bazaar": bazaar, "rated": rated,
-                                          "stake": stake, "clock": clock})
+                                          "stake": stake, "clock": clock,
+                                          "widening": search_widening()})
 
 
 # ---------------------------------------------------------------------- WebSockets
@@ -206,6 +294,15 @@ async def quick_socket(ws: WebSocket) -> None:
         await channel.send(error("no_session"))
         await channel.close(4401)
         return
+    if ws.query_params.get("game") == "kozel":
+        try:
+            seats, fish = table_settings(ws.query_params)
+        except QuickGameError as exc:
+            await channel.send(error(exc.code))
+            await channel.close(4400)
+            return
+        await session.serve(lambda: _search_table(session, user, seats, fish))
+        return
     try:
         target, bazaar, rated = quick_settings(ws.query_params)
     except ValueError as exc:
@@ -234,31 +331,67 @@ async def _search(session: SocketSession, user: User, target: int, bazaar: str,
         quick.leave(search)
 
     session.on_close(leave)
-    await _follow(session, quick, search)
+    await _follow(session, lambda: quick.status(search), lambda: quick.leave(search),
+                  search.result)
 
 
-async def _follow(session: SocketSession, quick: QuickGame, search: Search) -> None:
+async def _search_table(session: SocketSession, user: User, seats: int, fish: str) -> None:
+    """Join the queue for a Kozel table and follow the search; a ``bots`` message, once bots
+    are offered, starts the table with bots in the seats nobody took."""
+    quick, channel = session.svc.quick, session.channel
+    try:
+        rating = await kozel_rating(session.svc.sessions, user.id)
+        search = await quick.join_table(user.id, user.nickname, rating, seats, fish)
+    except QuickGameError as exc:
+        await channel.send(error(exc.code))
+        await channel.close(4400)
+        return
+
+    async def leave() -> None:
+        quick.leave_table(search)
+
+    async def bots() -> None:
+        try:
+            await quick.accept_bots(search)
+        except QuickGameError as exc:  # too early, or the table started meanwhile
+            await channel.send(error(exc.code))
+
+    session.on_close(leave)
+    await _follow(session, lambda: quick.table_status(search), lambda: quick.leave_table(search),
+                  search.result, bots)
+
+
+async def _follow(session: SocketSession, status_of: Callable[[], SearchStatus],
+                  leave: Callable[[], None], result: asyncio.Future[str],
+                  bots: Callable[[], Awaitable[None]] | None = None) -> None:
     """Report the search every second until it is paired, cancelled or replaced, or the
-    socket goes (the client's frames are read meanwhile: a ``cancel`` ends the search)."""
+    socket goes (the client's frames are read meanwhile: a ``cancel`` ends the search; at a
+    Kozel search, ``bots`` takes the bots offered)."""
     channel = session.channel
 
     async def cancel(message: Any) -> None:
-        if client_type(message) == "cancel":
-            quick.leave(search)
+        kind = client_type(message)
+        if kind == "cancel":
+            leave()
             await channel.send({"type": "cancelled"})
             await channel.close()
+        elif kind == "bots" and bots is not None:
+            await bots()
 
     receiving: asyncio.Task[Any] = asyncio.create_task(session.receive(cancel))
     try:
         while not channel.closed:
-            status = quick.status(search)
-            await channel.send({"type": "waiting", "waited": status.waited,
-                                "range": status.range, "offer_bot": status.offer_bot})
-            done, _pending = await asyncio.wait({search.result, receiving},
+            status = status_of()
+            report = {"type": "waiting", "waited": status.waited, "range": status.range,
+                      "offer_bot": status.offer_bot}
+            if bots is not None:  # a Kozel search: the players found for the table so far
+                report["found"] = status.found
+            await channel.send(report)
+            done, _pending = await asyncio.wait({result, receiving},
                                                 timeout=REPORT_EVERY,
                                                 return_when=asyncio.FIRST_COMPLETED)
-            if search.result in done:
-                await _report_result(channel, search)
+            if result in done:
+                await _report_result(channel, result)
                 return
             if receiving in done:
                 receiving.result()  # the client went or cancelled (raises what broke it)
@@ -267,18 +400,18 @@ async def _follow(session: SocketSession, quick: QuickGame, search: Search) -> N
         await _stopped(receiving)
 
 
-async def _report_result(channel: Channel, search: Search) -> None:
+async def _report_result(channel: Channel, result: asyncio.Future[str]) -> None:
     """Tell the client how its search ended (paired, or failed) and close the socket; a
     cancelled search is not told."""
-    if search.result.cancelled():
+    if result.cancelled():
         return
-    exc = search.result.exception()
+    exc = result.exception()
     if exc is not None:
         code = exc.code if isinstance(exc, QuickGameError) else "failed"
         await channel.send(error(code))
         await channel.close(4409 if code == "replaced" else 1011)
         return
-    match_id = search.result.result()
+    match_id = result.result()
     await channel.send({"type": "paired", "match_id": match_id, "url": f"/m/{match_id}"})
     await channel.close()
 

@@ -18,35 +18,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from kva.config import Settings
 from kva.i18n import COOKIE_NAME as LANG_COOKIE
 from kva.i18n import negotiate_locale
-from kva.service.sessions import Identity, identify_legacy
+from kva.service.accounts.sessions import Identity, identify_legacy
 from kva.web import errors
+from kva.web.headers import SECURITY_HEADERS, add_security_headers
 from kva.web.identity import COOKIE, MAX_AGE, SessionCodec, session_of
 from kva.web.security import client_ip, origin_ok
 from kva.web.services import services
 
-#: The Content-Security-Policy of every page: scripts, styles and connections (WebSockets
-#: included: CSP3's 'self' covers ws:/wss: of the same host) only from this site, no inline
-#: script or style (page data travels in ``<script type="application/json">`` blocks, which
-#: are never executed), no framing, no plugins, and forms and ``<base>`` only to this site.
-CONTENT_SECURITY_POLICY = "; ".join((
-    "default-src 'self'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data:",
-    "connect-src 'self'",
-    "frame-ancestors 'none'",
-    "base-uri 'self'",
-    "form-action 'self'",
-    "object-src 'none'",
-))
-#: Sent with every response: the CSP above, no framing (a resign button must not be
-#: clickjacked), no MIME sniffing, and no table link leaking to other sites through the Referer.
-SECURITY_HEADERS = {
-    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
-    "X-Frame-Options": "DENY",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "same-origin",
-}
 #: Paths that never look at the session cookie.
 _ANONYMOUS_PREFIXES = ("/static/", "/healthz", "/favicon")
 
@@ -81,7 +59,8 @@ class IdentityAndLanguage:
         new_cookie: str | None = None
         cookie = request.cookies.get(COOKIE)
         if cookie and not request.url.path.startswith(_ANONYMOUS_PREFIXES):
-            # The cookie is a session token (kva.service.sessions); a cookie of the old signed
+            # The cookie is a session token (kva.service.accounts.sessions); a cookie of the old
+            # signed
             # scheme is exchanged once for a session of the same user. Without a session the
             # visitor has no user until a route needs one (kva.web.identity.ensure_user).
             sessions = services(request).sessions
@@ -96,9 +75,8 @@ class IdentityAndLanguage:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
+                add_security_headers(message)
                 headers = MutableHeaders(scope=message)
-                for name, value in SECURITY_HEADERS.items():
-                    headers.setdefault(name, value)
                 chosen = getattr(state, "set_session", None)  # set by log in / out
                 cookie_value = chosen if chosen is not None else new_cookie
                 if cookie_value is not None:

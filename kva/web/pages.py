@@ -5,27 +5,28 @@ from __future__ import annotations
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 
-from kva.i18n import COOKIE_NAME as LANG_COOKIE
+from kva.games import BadOptions
+from kva.games import get as get_game
 from kva.i18n import LOCALES
+from kva.ratings import PROVISIONAL_RD
 from kva.rules import TARGETS, BadSettings, MatchSettings
 from kva.service import NotFound, PlayService, RatedOnly, WrongPassword
-from kva.service.accounts import is_registered
-from kva.service.bots import LEVELS
-from kva.service.lobby import open_tables_of
-from kva.service.passwords import PasswordsBusy
+from kva.service.accounts.passwords import PasswordsBusy
+from kva.service.accounts.registration import User, is_registered
+from kva.service.lobby.open_tables import open_tables_of
 from kva.service.play import MatchInfo
+from kva.service.play.bot_moves import LEVELS
 from kva.service.play.clock import CLOCK_CHOICES, NO_CLOCK
 from kva.service.ratelimit import AuthRateLimiter, Refusal
-from kva.storage.models import User
+from kva.web import language
 from kva.web.errors import busy_page, error_page
 from kva.web.identity import ensure_user
 from kva.web.render import render, translator
 from kva.web.security import client_key, safe_next
 from kva.web.services import services
-from kva.web.wallet import form_stake
+from kva.web.wallet import form_stake, stake_refused
 
 router = APIRouter()
-LANG_MAX_AGE = 60 * 60 * 24 * 365
 
 
 def _service(request: Request) -> PlayService:
@@ -71,23 +72,25 @@ async def new_match(
     rated: str = Form(""),
     stake: str = Form(""),
     clock: str = Form(""),
+    game: str = Form("georgian"),
+    fish: str = Form("all"),
+    seats: str = Form("2"),
+    pairs: str = Form(""),
 ) -> Response:
-    """Create a match from the home form and go to its page."""
+    """Create a match from the home form or the lobby's open-table form and go to its page."""
     _ = translator(request)
+    options = _game_options(request, game, fish, pairs)
+    seat_count = _seat_count(request, game, seats, options)
     valid_opponents = [f"bot:{lvl}" for lvl in LEVELS] + ["friend", "open"]
     if opponent not in valid_opponents:
         raise _fail(request, 400, _("Choose an opponent: a bot or a friend."))
     if rated not in ("", "0", "1", "on"):  # the form's own values only
         raise _fail(request, 400, _("That request was not understood."))
-    try:
-        settings = MatchSettings.parse(target, bazaar, rated)
-    except BadSettings as exc:
-        raise _fail(request, 400, _("Choose the standard rules or “pass only”.")
-                    if exc.field == "bazaar"
-                    else _("Choose a target of 75, 175, 255 or 355 points.")) from None
+    settings = _georgian_settings(request, target, bazaar, rated) if options is None else None
     if len(password) > 128:
         raise _fail(request, 400, _("The password is too long (at most 128 characters)."))
-    want_rated = settings.rated
+    # A Kozel table is rated on the same terms as a Georgian one (its own rating kept).
+    want_rated = settings.rated if settings is not None else rated in ("1", "on")
     user = request.state.user
     if want_rated and opponent != "open":
         raise _fail(request, 400, _("Only open tables and quick games can be rated: bot and "
@@ -96,6 +99,8 @@ async def new_match(
         raise _fail(request, 403, _("Rated games are for registered players. Create an "
                                     "account to play rated."))
     coin_stake = form_stake(request, stake, opponent)  # Domino Coin (0: none)
+    if coin_stake and (options is not None or seat_count != 2):  # Georgian, two players
+        raise stake_refused(request)
     if clock and clock not in CLOCK_CHOICES:
         raise _fail(request, 400, _("Choose a clock."))
     if clock == NO_CLOCK and (want_rated or coin_stake):
@@ -106,13 +111,65 @@ async def new_match(
     user = await ensure_user(request)
     try:
         match_id, _token = await _service(request).create_match(
-            user.id, user.nickname, opponent, settings.target, settings.bazaar,
+            user.id, user.nickname, opponent,
+            settings.target if settings is not None else None,
+            settings.bazaar if settings is not None else None,
             password if opponent == "friend" and password else None, rated=want_rated,
-            stake=coin_stake, clock=clock or None,
+            stake=coin_stake, clock=clock or None, game=game, options=options,
+            seats=seat_count,
         )
     except PasswordsBusy:
         return busy_page(request)
     return RedirectResponse(f"/m/{match_id}", status_code=303)
+
+
+def _georgian_settings(request: Request, target: str, bazaar: str,
+                       rated: str) -> MatchSettings:
+    """The Georgian match's target, rules and rated flag from the home form (a 400 naming
+    the field at fault)."""
+    _ = translator(request)
+    try:
+        return MatchSettings.parse(target, bazaar, rated)
+    except BadSettings as exc:
+        raise _fail(request, 400, _("Choose the standard rules or “pass only”.")
+                    if exc.field == "bazaar"
+                    else _("Choose a target of 75, 175, 255 or 355 points.")) from None
+
+
+def _game_options(request: Request, game: str, fish: str,
+                  pairs: str = "") -> dict[str, object] | None:
+    """The options the form chose for ``game``, checked by the game itself: None for the
+    Georgian game (its target and rules fields are its options), Kozel's fish rule and pair
+    game (a checkbox: ``1`` or ``on``). A game the form does not offer or a bad option is a
+    400."""
+    _ = translator(request)
+    if game == "georgian":
+        return None
+    if game != "kozel":
+        raise _fail(request, 400, _("Choose a game: Georgian domino or Kozel."))
+    if pairs not in ("", "0", "1", "on"):  # the form's own values only
+        raise _fail(request, 400, _("That request was not understood."))
+    options: dict[str, object] = {"fish": fish, "pairs": pairs in ("1", "on")}
+    try:
+        get_game(game).parse_options(options)
+    except BadOptions:
+        raise _fail(request, 400, _("Choose “fish for all” or “fish for one”.")) from None
+    return options
+
+
+def _seat_count(request: Request, game: str, seats: str,
+                options: dict[str, object] | None) -> int:
+    """How many seats the form chose: always two for the Georgian game; 2, 3 or 4 for
+    Kozel, whose pair game needs four (docs/kozel.md, "Pairs"). Anything else is a 400."""
+    _ = translator(request)
+    played = get_game(game)
+    if not seats.isdigit() or int(seats) not in played.seats:
+        raise _fail(request, 400, _("Choose how many players sit at the table: 2, 3 or 4.")
+                    if game == "kozel" else _("That request was not understood."))
+    count = int(seats)
+    if options is not None and options.get("pairs") and count != 4:
+        raise _fail(request, 400, _("The pair game is played by four."))
+    return count
 
 
 async def _creation_limited(request: Request, opponent: str,
@@ -152,6 +209,22 @@ def _too_many(request: Request, refusal: Refusal, message: str) -> Response:
     return response
 
 
+async def _invite_page(request: Request, token: str, *, needs_password: bool | None = None,
+                       wrong: bool = False) -> Response:
+    """The page a friend's link shows before the seat is taken: who invites, to what match
+    (target, rules, rated, clock), and the password field when the table has one."""
+    _ = translator(request)
+    try:
+        match_id, has_password = await _service(request).table(token)
+        invite = await _service(request).invite(match_id)
+    except NotFound:
+        raise _fail(request, 404, _("This table does not exist.")) from None
+    return render(request, "table_join.html",
+                  {"token": token, "invite": invite, "wrong": wrong,
+                   "needs_password": has_password if needs_password is None else needs_password},
+                  403 if wrong else 200)
+
+
 async def _join(request: Request, token: str, password: str | None) -> Response:
     _ = translator(request)
     user = await ensure_user(request)
@@ -169,9 +242,8 @@ async def _join(request: Request, token: str, password: str | None) -> Response:
     except WrongPassword:
         if password:
             await _limiter(request).table_password_failed(token, client_key(request))
-        return render(request, "table_join.html",
-                      {"token": token, "needs_password": True, "wrong": password is not None},
-                      403 if password is not None else 200)
+        return await _invite_page(request, token, needs_password=True,
+                                  wrong=password is not None)
     return RedirectResponse(f"/m/{match_id}", status_code=303)
 
 
@@ -186,12 +258,7 @@ async def table_link(request: Request, token: str) -> Response:
     if len(token) > 64:
         raise _fail(request, 404, _("This table does not exist."))
     if request.state.new_visitor:
-        try:
-            _match_id, has_password = await _service(request).table(token)
-        except NotFound:
-            raise _fail(request, 404, _("This table does not exist.")) from None
-        return render(request, "table_join.html",
-                      {"token": token, "needs_password": has_password, "wrong": False})
+        return await _invite_page(request, token)
     return await _join(request, token, None)
 
 
@@ -231,7 +298,10 @@ async def game(request: Request, match_id: str) -> Response:
     info = await _info(request, match_id)
     share = str(request.base_url).rstrip("/") + f"/t/{info.table_token}" if info.table_token \
         else None
-    return render(request, "game.html", {"info": info, "share_link": share})
+    if info.game == "kozel":
+        return render(request, "kozel_table.html", {"info": info, "share_link": share})
+    return render(request, "game.html", {"info": info, "share_link": share,
+                                         "provisional_rd": int(PROVISIONAL_RD)})
 
 
 @router.get("/m/{match_id}/record.json")
@@ -257,18 +327,19 @@ async def replay(request: Request, match_id: str) -> Response:
     doc = await _service(request).finished_record(match_id)
     if doc is None:
         raise _fail(request, 404, _("The replay is available once the match is over."))
-    return render(request, "replay.html", {
+    # each game steps through its own record on its own table
+    return render(request, "kozel_replay.html" if info.game == "kozel" else "replay.html", {
         "info": info, "record": doc})
 
 
 @router.get("/lang/{code}")
 async def set_language(request: Request, code: str, next: str | None = None) -> Response:
-    """Switch language: remember it in ``kva_lang`` and go back to ``next``."""
+    """Switch language: remember it in ``kva_lang`` (and with a registered player's account)
+    and go back to ``next``."""
     _ = translator(request)
     if code not in LOCALES:
         raise _fail(request, 404, _("There is no such language."))
     response = RedirectResponse(safe_next(next), status_code=303)
-    # HttpOnly: no script reads the language (the server renders every page in it).
-    response.set_cookie(LANG_COOKIE, code, max_age=LANG_MAX_AGE, httponly=True, samesite="lax",
-                        secure=services(request).settings.secure_cookies)
+    language.set_cookie(request, response, code)
+    await language.keep_with_account(request, request.state.user, code)
     return response

@@ -15,8 +15,8 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
 from kva.i18n import LANGUAGE_NAMES, LOCALES
-from kva.service import preferences
-from kva.service.preferences import PreferenceError
+from kva.service.accounts import preferences
+from kva.service.accounts.preferences import PreferenceError
 from kva.web.render import render, translator
 from kva.web.security import origin_ok
 from kva.web.services import services
@@ -60,8 +60,7 @@ async def save_settings(request: Request) -> Response:
         changes: Any = json.loads(body or b"{}")
         if not isinstance(changes, dict) or not changes:
             raise PreferenceError("a change is an object of preferences")
-        async with services(request).sessions() as session, session.begin():
-            saved = await preferences.save(session, user, changes)
+        saved = await preferences.save(services(request).sessions, user, changes)
     except (ValueError, PreferenceError):
         return _refuse(400, "bad_preference", _("That setting does not exist."))
     return JSONResponse(saved.as_dict(), headers={"Cache-Control": "no-store"})
@@ -94,7 +93,8 @@ async def manifest(request: Request) -> Response:
         ],
     }
     return JSONResponse(body, media_type="application/manifest+json",
-                        headers={"Cache-Control": "public, max-age=3600", "Vary": "Cookie"})
+                        headers={"Cache-Control": "public, max-age=3600",
+                                 "Vary": "Cookie, Accept-Language"})
 
 
 def install(app: FastAPI) -> None:

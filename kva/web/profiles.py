@@ -1,10 +1,10 @@
-"""Community pages: the rating table, player profiles (rating, graph, results), each player's
+"""Community pages: the rating tables, player profiles (ratings, graph, results), each player's
 match history, the export of all their records, and the help page on ratings and leaving.
 
-Routes (docs/web-contract.md): ``/ratings``, ``/u/{nickname}``, ``/u/{nickname}/matches``,
-``/u/{nickname}/records.json``, ``/help``. A guest has no public page: a guest's profile,
-history and export answer only the guest themself (404 for anyone else), because guests are
-anonymous by design.
+Routes (docs/web-contract.md): ``/ratings`` (``?game=kozel`` for Kozel's), ``/u/{nickname}``,
+``/u/{nickname}/matches``, ``/u/{nickname}/records.json``, ``/help``. A guest has no public
+page: a guest's profile, history and export answer only the guest themself (404 for anyone
+else), because guests are anonymous by design.
 """
 
 from __future__ import annotations
@@ -20,10 +20,11 @@ from markupsafe import Markup, escape
 
 from kva.ratings import PROVISIONAL_RD
 from kva.rules import parse_ascii_int
-from kva.service import accounts
 from kva.service import history as history_service
+from kva.service import profiles
 from kva.service import ratings as ratings_service
-from kva.storage.models import User
+from kva.service.accounts import registration as accounts
+from kva.service.accounts.registration import User
 from kva.web.render import render, translator
 from kva.web.services import services
 
@@ -32,6 +33,8 @@ router = APIRouter()
 LEADERBOARD_PAGE = 50
 MAX_NICKNAME = 40
 MAX_PAGE = 100_000
+#: The games with a rating table, by their ``?game=`` value; the first is the default.
+RATING_GAMES = ("georgian", "kozel")
 
 
 def _fail(request: Request, status: int, message: str) -> HTTPException:
@@ -103,33 +106,45 @@ def rating_graph(points: Sequence[float], label: str) -> Markup:
     )
 
 
+def _game(request: Request, raw: str | None) -> str:
+    """A ``?game=`` value: one of :data:`RATING_GAMES`, the first when absent (anything else
+    is a clear 400)."""
+    _ = translator(request)
+    if raw is None or raw == "":
+        return RATING_GAMES[0]
+    if raw not in RATING_GAMES:
+        raise _fail(request, 400, _("There is no rating table for that game."))
+    return raw
+
+
 @router.get("/ratings")
-async def leaderboard(request: Request, page: str | None = None) -> Response:
-    """The rating table: registered players who have played a rated match."""
+async def leaderboard(request: Request, page: str | None = None,
+                      game: str | None = None) -> Response:
+    """A game's rating table: registered players who have played a rated match of it."""
     number = _page(request, page)
-    async with services(request).sessions() as session:
-        entries, total = await ratings_service.leaderboard(session, number, LEADERBOARD_PAGE)
+    chosen = _game(request, game)
+    entries, total = await profiles.leaderboard_page(services(request).sessions, chosen, number,
+                                                     LEADERBOARD_PAGE)
     pages = max(1, math.ceil(total / LEADERBOARD_PAGE))
     return render(request, "leaderboard.html", {
-        "entries": entries, "page": number, "pages": pages, "total": total,
+        "game": chosen, "entries": entries, "page": number, "pages": pages, "total": total,
         "provisional_rd": int(PROVISIONAL_RD)})
 
 
 @router.get("/u/{nickname}")
 async def profile(request: Request, nickname: str) -> Response:
-    """A player's profile: rating, its history as a graph, results, recent matches."""
+    """A player's profile: both games' ratings (the Georgian one's history as a graph),
+    results, recent matches."""
     _ = translator(request)
     player = await _player(request, nickname)
-    async with services(request).sessions() as session:
-        changes = await ratings_service.rating_history(session, player.id)
-        tally = await history_service.counts(session, player.id)
-        recent, _total = await history_service.history(session, player.id, 1, 10)
+    found = await profiles.profile(services(request).sessions, player.id)
+    changes = found.changes
     points = [changes[0].rating_before] + [c.rating_after for c in changes] if changes else []
     graph = rating_graph([round(p) for p in points], _("Rating after each rated match"))
     return render(request, "profile.html", {
         "player": player, "registered": ratings_service.is_registered(player),
         "provisional": ratings_service.provisional(player), "rated_games": len(changes),
-        "counts": tally, "graph": graph, "recent": recent,
+        "counts": found.counts, "graph": graph, "recent": found.recent, "kozel": found.kozel,
         "is_me": request.state.user is not None and request.state.user.id == player.id})
 
 
@@ -138,9 +153,8 @@ async def matches(request: Request, nickname: str, page: str | None = None) -> R
     """A player's finished matches, newest first, each opening its replay."""
     number = _page(request, page)
     player = await _player(request, nickname)
-    async with services(request).sessions() as session:
-        lines, total = await history_service.history(session, player.id, number,
-                                                     history_service.PER_PAGE)
+    lines, total = await profiles.matches_page(services(request).sessions, player.id, number,
+                                               history_service.PER_PAGE)
     pages = max(1, math.ceil(total / history_service.PER_PAGE))
     return render(request, "history.html", {
         "player": player, "lines": lines, "page": number, "pages": pages, "total": total})

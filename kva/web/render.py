@@ -13,8 +13,10 @@ from fastapi.responses import HTMLResponse
 from markupsafe import Markup
 
 from kva.i18n import jinja_env
-from kva.service import preferences
-from kva.service.play.clock import PRESETS
+from kva.i18n.plurals import counted_texts
+from kva.service.accounts import preferences
+from kva.settings.clocks import PRESETS
+from kva.web.kozel_words import table_words
 
 TEMPLATES = Path(__file__).with_name("templates")
 #: Where the pages' templates are read from. :func:`kva.i18n.jinja_env` keeps one environment
@@ -29,6 +31,8 @@ def render(request: Request, name: str, context: dict[str, Any] | None = None,
     env = jinja_env(locale, TEMPLATE_LOADER)
     if "js_strings" not in env.globals:
         env.globals["js_strings"] = _js_strings(env)
+        env.globals["counted_texts"] = functools.partial(counted_texts, locale)
+        env.globals["kozel_words"] = functools.partial(table_words, locale)
         env.globals["clock_presets"] = PRESETS  # the clock field's times, unless the app's
     user = getattr(request.state, "user", None)
     ctx = {

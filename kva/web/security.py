@@ -10,75 +10,57 @@ as the request itself was addressed (behind a trusted proxy: as the proxy says i
 
 The client address every limit counts against is :func:`client_ip`: the connection's peer,
 or, only when that peer is one of ``KVA_TRUSTED_PROXIES``, the right-most address of
-``X-Forwarded-For`` that is not a trusted proxy.
+``X-Forwarded-For`` that is not a trusted proxy, written one way only
+(:func:`canonical_address`) so that no spelling of an address is a client of its own.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.requests import HTTPConnection
 
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+from kva.settings.network import Network, normalize_origin
 
 
-def normalize_origin(origin: str) -> str | None:
-    """``scheme://host[:port]`` in lower case, default ports dropped; None if not an origin."""
+def canonical_address(text: str) -> str | None:
+    """The one spelling of the IP address in ``text``; None when it is not one.
+
+    Proxies and clients write one address many ways: ``[2001:db8::4]``, ``[2001:db8::4]:443``,
+    ``1.2.3.4:5678``, upper- or lower-case hex, ``::ffff:1.2.3.4`` for an IPv4 client of an
+    IPv6 socket, a zone (``fe80::1%eth0``). Each would otherwise be a client with budgets of
+    its own, so every one becomes ``ipaddress``'s compressed lower-case form, a port and a zone
+    dropped and an IPv4-mapped IPv6 address written as its IPv4 address.
+    """
+    text = text.strip()
+    bracketed = re.fullmatch(r"\[([^\[\]]+)\](?::\d{1,5})?", text)
+    if bracketed:
+        text = bracketed.group(1)
+    elif text.count(":") == 1:  # an IPv4 address and a port (an IPv6 one has two colons)
+        host, _, port = text.partition(":")
+        if not port.isdigit() or len(port) > 5:
+            return None
+        text = host
+    if ":" in text:  # only an IPv6 address has a zone
+        text = text.split("%", 1)[0]
     try:
-        parts = urlsplit(origin.strip())
-        port = parts.port
+        ip = ipaddress.ip_address(text)
     except ValueError:
         return None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return None
-    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username:
-        return None
-    host = parts.hostname.lower()
-    if ":" in host:  # IPv6 literal
-        host = f"[{host}]"
-    default = 443 if parts.scheme == "https" else 80
-    return f"{parts.scheme}://{host}" + (f":{port}" if port and port != default else "")
-
-
-def parse_allowed_origins(text: str) -> tuple[str, ...]:
-    """The origins in a comma-separated ``KVA_ALLOWED_ORIGINS``; ValueError for a bad one."""
-    out = []
-    for item in text.split(","):
-        if not item.strip():
-            continue
-        norm = normalize_origin(item)
-        if norm is None:
-            raise ValueError(
-                f"KVA_ALLOWED_ORIGINS: {item.strip()!r} is not an origin like https://kva.ge")
-        out.append(norm)
-    return tuple(out)
-
-
-def parse_trusted_proxies(text: str) -> tuple[Network, ...]:
-    """The networks in a comma-separated ``KVA_TRUSTED_PROXIES`` (addresses or CIDRs);
-    ValueError naming the bad item."""
-    out = []
-    for item in text.split(","):
-        if not item.strip():
-            continue
-        try:
-            out.append(ipaddress.ip_network(item.strip(), strict=False))
-        except ValueError:
-            raise ValueError(f"KVA_TRUSTED_PROXIES: {item.strip()!r} is not an address or a "
-                             "network like 10.0.0.0/8") from None
-    return tuple(out)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ip)
 
 
 def _trusted(address: str, trusted: Iterable[Network]) -> bool:
-    try:
-        ip = ipaddress.ip_address(address.strip().strip("[]"))
-    except ValueError:
+    canonical = canonical_address(address)
+    if canonical is None:
         return False
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    ip = ipaddress.ip_address(canonical)
     return any(ip.version == net.version and ip in net for net in trusted)
 
 
@@ -92,17 +74,19 @@ def client_address(peer: str | None, headers: Mapping[str, str],
     client cannot forge its way past this: whatever it puts at the left of the header is never
     reached while an untrusted hop stands to its right. With no trusted proxies (the default)
     the header is ignored and the peer is the client.
+
+    The address comes back in its one spelling (:func:`canonical_address`); a hop that is
+    no address at all is never a trusted proxy, so it is the client, kept as it was written.
     """
     nets = tuple(trusted)
     client = peer or "unknown"
-    if not nets or not _trusted(client, nets):
-        return client
-    hops = [h.strip() for h in headers.get("x-forwarded-for", "").split(",") if h.strip()]
-    for hop in reversed(hops):
-        client = hop
-        if not _trusted(hop, nets):
-            break
-    return client
+    if nets and _trusted(client, nets):
+        hops = [h.strip() for h in headers.get("x-forwarded-for", "").split(",") if h.strip()]
+        for hop in reversed(hops):
+            client = hop
+            if not _trusted(hop, nets):
+                break
+    return canonical_address(client) or client
 
 
 def request_origin(scheme: str, headers: Mapping[str, str], peer: str | None,

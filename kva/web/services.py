@@ -1,4 +1,5 @@
-"""The app's services as one typed object, built once in the lifespan (:mod:`kva.web.app`).
+"""The app's services as one typed object, built once by the composition root
+(:func:`kva.platform.running`, run by the lifespan of :mod:`kva.web.app`).
 
 Routes and sockets reach them with :func:`services` (``services(request).play``), never with
 ``app.state`` lookups that the type checker cannot follow.
@@ -13,13 +14,13 @@ from starlette.applications import Starlette
 from starlette.requests import HTTPConnection
 
 from kva.config import Settings
-from kva.service.broker import Broker
-from kva.service.lobby import Lobby
+from kva.service.cluster.broker import Broker
+from kva.service.lobby.open_tables import Lobby
+from kva.service.lobby.quickgame import QuickGame
+from kva.service.lobby.rematch import RematchService
 from kva.service.play import PlayService
-from kva.service.presence import Presence
-from kva.service.quickgame import QuickGame
+from kva.service.play.presence import Presence
 from kva.service.ratelimit import AuthRateLimiter
-from kva.service.rematch import RematchService
 from kva.web.sockets import SocketRegistry
 
 

@@ -16,7 +16,8 @@ and per match, and closing the sockets of a revoked session.
   the player's ``ws_per_client`` it replaces their oldest socket (``replaced``, close 4409),
   so that spectators, however many, never keep a player from their own match (and its
   disconnection forfeit). It also listens once to the broker's
-  :data:`kva.service.sessions.REVOKED_TOPIC`: a revoked session's sockets, on every process,
+  :data:`kva.service.accounts.sessions.REVOKED_TOPIC`: a revoked session's sockets, on every
+  process,
   get ``error`` ``revoked`` and close 4401.
 
 One socket's lifecycle around these (handshake, caps, frames, cleanup) is
@@ -40,9 +41,9 @@ from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from kva.service.broker import Broker, Subscription
+from kva.service.accounts.sessions import REVOKED_TOPIC, token_hash
+from kva.service.cluster.broker import Broker, Subscription
 from kva.service.messages import ServerMessage, error
-from kva.service.sessions import REVOKED_TOPIC, token_hash
 
 log = logging.getLogger(__name__)
 

@@ -26,8 +26,8 @@ from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from kva.service.sessions import COOKIE
-from kva.storage.models import User
+from kva.service.accounts.registration import User
+from kva.service.accounts.sessions import COOKIE
 from kva.web.identity import session_of
 from kva.web.security import client_key, origin_ok
 from kva.web.services import Services, services

@@ -10,8 +10,9 @@ from __future__ import annotations
 from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 
-from kva.service import NotFound, coins
-from kva.service.coins import CoinError
+from kva.service import NotFound
+from kva.service.coins import wallets as coins
+from kva.service.coins.wallets import CoinError
 from kva.web.errors import error_page
 from kva.web.render import render, translator
 from kva.web.services import services
@@ -35,6 +36,20 @@ def coin_error_message(request: Request, exc: CoinError) -> str:
         "topup_above": _("The daily top-up is only for balances below 100 coins."),
     }
     return str(messages.get(exc.code) or _("That request was not understood."))
+
+
+#: The code of a stake refused for a game that is not two players of Georgian domino.
+TWO_SEATS = "two_seats"
+
+
+def stake_refused(request: Request) -> HTTPException:
+    """400 ``two_seats``: a coin stake on a Kozel game or a table of more than two seats (the
+    escrow settles a stake between the two players of a Georgian match; docs/coins.md)."""
+    _ = translator(request)
+    request.state.own_error = True
+    request.state.error_code = TWO_SEATS
+    return HTTPException(400, _("Coin stakes are only for Georgian domino between two "
+                                "players."))
 
 
 def coin_error_status(exc: CoinError) -> int:
@@ -69,8 +84,7 @@ async def quick_stake(request: Request) -> int:
         if stake:
             if user is None:
                 raise CoinError("guest", "coin games are for registered players")
-            async with services(request).sessions() as session, session.begin():
-                await coins.check_can_cover(session, user, stake)
+            await coins.ensure_can_cover(services(request).sessions, user, stake)
     except CoinError as exc:
         request.state.own_error = True
         raise HTTPException(coin_error_status(exc), coin_error_message(request, exc)) from None
@@ -97,9 +111,8 @@ async def wallet(request: Request, page: int = 1, notice: str = "") -> Response:
         page = 1
     if user is None or user.kind != coins.REGISTERED:
         return render(request, "wallet.html", {"registered": False})
-    async with services(request).sessions() as session, session.begin():
-        balance = await coins.balance(session, user)
-        lines, total = await coins.history(session, user.id, page, PER_PAGE)
+    balance, lines, total = await coins.wallet_page(services(request).sessions, user, page,
+                                                    PER_PAGE)
     pages = max(1, -(-total // PER_PAGE))
     return render(request, "wallet.html", {
         "registered": True, "balance": balance, "lines": lines, "page": page,
@@ -116,8 +129,7 @@ async def topup(request: Request) -> Response:
     try:
         if user is None:
             raise CoinError("guest", "no wallet")
-        async with services(request).sessions() as session, session.begin():
-            await coins.claim_topup(session, user)
+        await coins.topup(services(request).sessions, user)
     except CoinError as exc:
         request.state.own_error = True
         raise HTTPException(coin_error_status(exc), coin_error_message(request, exc)) from None
@@ -127,8 +139,7 @@ async def topup(request: Request) -> Response:
 @router.get("/wallet/balance.json")
 async def balance_json(request: Request) -> Response:
     """``{"balance": n}`` for the header (null for a guest or a visitor)."""
-    async with services(request).sessions() as session, session.begin():
-        value = await coins.balance(session, request.state.user)
+    value = await coins.balance_now(services(request).sessions, request.state.user)
     return JSONResponse({"balance": value}, headers={"Cache-Control": "no-store"})
 
 
@@ -148,8 +159,7 @@ async def match_coins(request: Request, match_id: str) -> Response:
         raise HTTPException(404, "no such match") from None
     if not info.may_watch:
         raise HTTPException(404, "no such match")
-    async with services(request).sessions() as session:
-        found = await coins.match_coins(session, match_id,
-                                        user.id if user is not None else None)
+    found = await coins.coins_of_match(services(request).sessions, match_id,
+                                       user.id if user is not None else None)
     return JSONResponse({"stake": found.stake, "delta": found.delta, "paid": found.paid,
                          "escrow": found.escrow}, headers={"Cache-Control": "no-store"})

@@ -17,6 +17,9 @@ from typing import Any, cast
 from fastapi import APIRouter, WebSocket
 
 from kva.service import NotFound, PlayError, PlayService
+from kva.service.accounts.sessions import session_is_live, token_hash
+from kva.service.finish import match_ratings_message
+from kva.service.lobby.rematch import REMATCH_TYPES
 from kva.service.messages import (
     MATCH_CLIENT_TYPES,
     MatchServerMessage,
@@ -26,10 +29,9 @@ from kva.service.messages import (
 )
 from kva.service.messages import error as error_message
 from kva.service.play import MatchInfo, topic, viewer_key
-from kva.service.presence import CLAIM_TYPE, Presence
-from kva.service.ratings import match_ratings_message
-from kva.service.rematch import REMATCH_TYPES
-from kva.service.sessions import session_is_live, token_hash
+from kva.service.play.commands import Abort, Act, Command, Resign, Seed, client_version
+from kva.service.play.presence import CLAIM_TYPE, Presence
+from kva.status import CLOSED_STATUSES, MatchStatus
 from kva.web.services import services
 from kva.web.sockets import CLOSE_REVOKED, Channel, dumps
 from kva.web.socketsession import SocketSession
@@ -42,7 +44,7 @@ MAX_FRAME = 4096
 #: What a client may send (kva.service.messages); the rematch and claim types are those the
 #: rematch and presence services answer.
 CLIENT_TYPES = MATCH_CLIENT_TYPES
-assert set(CLIENT_TYPES) == {"hello", "action", "resign", "ping", "seed", *REMATCH_TYPES,
+assert set(CLIENT_TYPES) == {"hello", "action", "resign", "abort", "ping", "seed", *REMATCH_TYPES,
                             CLAIM_TYPE}
 
 
@@ -108,6 +110,10 @@ def _deliverer(conn: Connection, presence: Presence
         message = cast(MatchTopicMessage, raw)
         if "presence" in message:  # another process's players coming and going
             presence.note(conn.match_id, message["presence"])
+        if "spectators" in message:  # a process's spectators coming and going: the new total
+            presence.spectators.note(conn.match_id, message["spectators"])
+            if conn.states_sent:  # before its first state, the answer to hello tells it
+                await conn.send(presence.spectators.message(conn.match_id))
         broadcast = message.get("broadcast")
         if isinstance(broadcast, dict) and not (  # rematch and presence messages, for all
             broadcast.get("type") == "presence" and broadcast.get("seat") == conn.seat
@@ -116,7 +122,7 @@ def _deliverer(conn: Connection, presence: Presence
         states = message.get("states")
         text = states.get(viewer_key(conn.seat)) if isinstance(states, dict) else None
         if text is not None:
-            if message.get("status") in ("finished", "cancelled"):
+            if message.get("status") in CLOSED_STATUSES:
                 presence.match_over(conn.match_id)
             await conn.send_state(message["version"], text)
 
@@ -134,21 +140,22 @@ async def _resync(conn: Connection, service: PlayService) -> str:
 
 
 async def _community_status(conn: Connection, status: str) -> None:
-    """After a hello (whose state had the match's ``status``): who is away (with the time
-    left to their grace period), where the rematch stands once the match is over, and the
-    rating change of a rated match.
+    """After a hello (whose state had the match's ``status``): how many spectators watch, who
+    is away (with the time left to their grace period), where the rematch stands once the
+    match is over, and the rating change of a rated match.
 
     The rematch and the ratings exist only once the match is finished (an offer needs a
-    finished match, :class:`~kva.service.rematch.RematchService`; a rating is written in the
+    finished match, :class:`~kva.service.lobby.rematch.RematchService`; a rating is written in the
     transaction that finishes it), so a match not finished in the state just sent reads
     neither: both players' sockets say hello while the match is being set up. The socket
     subscribed to the match's topic before its hello, so whatever comes later (the finishing
     state with its ratings, each rematch change) reaches it there."""
     svc = services(conn.ws)
+    await conn.send(svc.presence.spectators.message(conn.match_id))
     for message in svc.presence.messages(conn.match_id):
         if message["seat"] != conn.seat:
             await conn.send(message)
-    if status != "finished":
+    if status != MatchStatus.FINISHED:
         return
     rematch = await svc.rematch.status(conn.match_id)
     if rematch["state"] != "none":
@@ -176,6 +183,21 @@ async def _revoked(conn: Connection) -> None:
     await conn.channel.refuse("revoked", "your session has ended; log in again", CLOSE_REVOKED)
 
 
+def _command(conn: Connection, kind: str, msg: Any) -> Command[None]:
+    """The command a player's ``action``, ``seed``, ``abort`` or ``resign`` message asks for.
+    What only the match can judge (the action, the seed's form) travels as the client sent
+    it, and is judged by the match's owner after the seat."""
+    match_id, user_id = conn.match_id, conn.user_id
+    if kind == "action":
+        return Act(match_id, user_id, client_version(msg.get("version")), msg.get("action"),
+                   conn.session_hash)
+    if kind == "seed":  # kva-fair/1: the player's client seed (docs/fairness.md)
+        return Seed(match_id, user_id, msg.get("seed"))
+    if kind == "abort":  # refused once both players have moved
+        return Abort(match_id, user_id)
+    return Resign(match_id, user_id)
+
+
 async def _handle(conn: Connection, service: PlayService, msg: Any) -> None:
     """Answer one client message (its JSON value: the size and JSON were checked)."""
     kind = client_type(msg)
@@ -195,13 +217,8 @@ async def _handle(conn: Connection, service: PlayService, msg: Any) -> None:
             await services(conn.ws).rematch.handle(kind, conn.match_id, conn.user_id)
         elif kind == CLAIM_TYPE:
             await services(conn.ws).presence.claim(conn.match_id, conn.user_id)
-        elif kind == "action":
-            await service.act(conn.match_id, conn.user_id, msg.get("version"),
-                              msg.get("action"), conn.session_hash)
-        elif kind == "seed":  # kva-fair/1: the player's client seed (docs/fairness.md)
-            await service.seed(conn.match_id, conn.user_id, msg.get("seed"))
         else:
-            await service.resign(conn.match_id, conn.user_id)
+            await service.route(_command(conn, kind, msg))
     except PlayError as exc:
         if exc.code == "revoked":  # the action's write found the session ended
             await _revoked(conn)
@@ -260,5 +277,5 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
     conn = Connection(ws, match_id, session.user_id, session.token, await session.accept())
     conn.seat = info.seat
     # A spectator too many is refused with an error and 4429 (a seated player never is).
-    await session.serve(lambda: _watch(session, conn, info.status in ("finished", "cancelled")),
+    await session.serve(lambda: _watch(session, conn, info.status in CLOSED_STATUSES),
                         match_id=match_id, seat=conn.seat)

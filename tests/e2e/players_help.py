@@ -8,9 +8,9 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from kva.service.accounts.sessions import open_session
 from kva.service.ratings import rate_finished_match
-from kva.service.sessions import open_session
-from kva.storage.db import create_engine, session_factory
+from kva.storage.db import Database
 from tests.e2e.e2e_helpers import Game
 from tests.helpers.community_help import finished_match, make_user, store_match
 
@@ -29,22 +29,22 @@ def make_players(server: Any, rated: bool = True, past: int = 0) -> tuple[Any, A
     with ``past``, that many rated matches between them already finished and rated."""
 
     async def run() -> tuple[Any, Any, str]:
-        engine = create_engine(database_url(server))
+        database = Database(database_url(server))
         try:
-            sessions = session_factory(engine)
+            sessions = database.sessions
             a, b = await make_user(sessions), await make_user(sessions)
             for i in range(past):
                 row = await finished_match(sessions, a, b, winner=i % 2)
                 async with sessions() as session, session.begin():
                     await rate_finished_match(session, row.id)
-            match_id = await store_match(sessions, [(a, None), (b, None)], rated=rated)
+            match_id = await store_match(database, [(a, None), (b, None)], rated=rated)
             async with sessions() as session:
                 for user in (a, b):
                     _tokens[user.id] = await open_session(session, user.id)
                 await session.commit()
             return a, b, match_id
         finally:
-            await engine.dispose()
+            await database.dispose()
 
     # Playwright's sync API keeps an event loop running in this thread: use another one.
     with ThreadPoolExecutor(max_workers=1) as pool:

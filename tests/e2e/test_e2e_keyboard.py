@@ -91,8 +91,10 @@ def test_tiles_come_before_resign_and_the_board_is_described(
     page = new_context().new_page()
     game = _start_by_keyboard(page)
     page.locator("#hand .tile").first.wait_for()
-    # From the top of the page: the skip link first, then the tiles.
+    # From the top of the page: the skip links first (content, then tiles), then the tiles.
     page.evaluate("document.activeElement.blur()")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.dataset.testid") == "skip-to-content"
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.dataset.testid") == "skip-to-hand"
     page.keyboard.press("Enter")

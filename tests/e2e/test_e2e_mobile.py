@@ -32,7 +32,9 @@ _OVERLAPS_JS = """() => {
   const boxes = leaves.map(e => {
     const range = document.createRange(); range.selectNodeContents(e);
     return {e, r: range.getBoundingClientRect()};
-  }).filter(b => b.r.width > 0 && b.r.height > 0);
+  }).filter(b => b.r.width > 0 && b.r.height > 0 &&
+    // above or left of the document (a skip link until it has the focus): never drawn
+    b.r.bottom + window.scrollY > 0 && b.r.right + window.scrollX > 0);
   const out = [];
   for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
     const a = boxes[i], b = boxes[j];

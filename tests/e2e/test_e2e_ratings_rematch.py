@@ -46,6 +46,9 @@ def test_rated_match_ratings_histories_replay_and_rematch(
         after[user.nickname] = int(line.get_attribute("data-after") or 0)
         assert after[user.nickname] != 1500
         assert "1500 →" in line.inner_text()
+        # both are new players: each is told the rating is provisional, with its RD
+        note = game.loc("rating-provisional")
+        assert note.is_visible() and "350" in note.inner_text() and "110" in note.inner_text()
     winner = ga.view["winner"]
     # Reloaded after the end, the page still shows the change.
     ga.page.reload()

@@ -1,7 +1,8 @@
 """The table fits every screen, in every language: at 375 x 667, 667 x 375 and 1280 x 800 the
 board and the hand are on one screen without scrolling, nothing scrolls sideways, a toast never
 covers an end offered to the player, and at a hand's end its result is a dialog whose "Next
-hand" is in view while the board shows how the hand ended."""
+hand" is in view while the board shows how the hand ended, in tiles of at least 24 px that
+"See the board" uncovers whole."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.board_help import COVERED_JS
 from tests.e2e.e2e_helpers import Game, set_field, shot, tid
 
 pytestmark = pytest.mark.browser
@@ -31,6 +33,9 @@ _OVERLAPS = """() => {
     .filter(b => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)
     .map(b => [b.left, b.top]);
 }"""
+
+_SMALLEST_TILE = """() => Math.min(...[...document.querySelectorAll('#board .tile-body')]
+  .map(e => { const r = e.getBoundingClientRect(); return Math.min(r.width, r.height); }))"""
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -104,8 +109,16 @@ def test_the_table_fits_the_screen(
     assert page.evaluate(_IN_VIEW, "#hr-close"), f"{size}/{lang}: Next hand is out of view"
     assert page.locator("#board").get_attribute("data-showing") == "final"
     assert page.evaluate("document.documentElement.scrollWidth") <= width
-    # The board can be seen whole: the dialog folds to its title and buttons.
+    # The finished hand's tiles are readable, never a thin strip at the felt's edge.
+    smallest = page.evaluate(_SMALLEST_TILE)
+    print(f"{size}/{lang}: smallest tile of the final board {smallest:.1f} px")
+    assert smallest >= 24, f"{size}/{lang}: final board tiles of {smallest:.1f} px"
+    # The board can be seen whole: "See the board" puts the dialog aside, and "Show the
+    # result" brings it back.
     page.locator(tid("hand-result-fold")).click()
+    assert page.evaluate(COVERED_JS, "#board") == [], f"{size}/{lang}: the board is covered"
+    assert page.locator("#board").get_attribute("data-showing") == "final"
+    page.locator(tid("result-reopen")).click()
     assert page.evaluate(_IN_VIEW, "#hr-close")
     page.locator(tid("next-hand")).click()
     assert page.locator("#board").get_attribute("data-showing") == "current"

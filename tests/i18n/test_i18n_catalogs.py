@@ -28,8 +28,9 @@ import kva.i18n as i18n
 from kva.i18n import LOCALES
 
 ROOT = Path(__file__).resolve().parents[2]
-#: Source strings that are the same in every language (brand names, symbols).
-UNTRANSLATED_OK = {"kva", "ქვა", "kva — ქვა", "Domino Coin", "OK"}
+#: Source strings a language may keep as written (brand names, symbols, and the game Kozel,
+#: whose name Turkish takes as it is).
+UNTRANSLATED_OK = {"kva", "ქვა", "kva — ქვა", "Domino Coin", "OK", "Kozel"}
 
 _PERCENT = re.compile(
     r"%(?:\((?P<name>[A-Za-z_][A-Za-z0-9_]*)\))?[-#0 +]*\d*(?:\.\d+)?[sdifrxXeEgGc%]"

@@ -16,8 +16,8 @@ from sqlalchemy.ext.asyncio import async_sessionmaker
 from kva.bots import make_bot
 from kva.rules import Match, player_view, write_record
 from kva.service import analysis
-from kva.storage.models import MatchRow, SessionRow, User
-from kva.web.security import parse_trusted_proxies
+from kva.settings.network import parse_trusted_proxies
+from kva.storage.models import MatchRow, MatchSeat, SessionRow, User
 from tests.helpers.accounts_help import registered
 from tests.helpers.webhelp import Visitor
 
@@ -93,7 +93,9 @@ async def _finished_matches(sessions: async_sessionmaker, count: int) -> list[st
     async with sessions() as session:
         for match_id in ids:
             session.add(MatchRow(id=match_id, status="finished", target=75, bazaar="draw",
-                                 seat0_bot="easy", seat1_bot="greedy", record=doc, winner=0,
+                                 seats=[MatchSeat(seat=0, bot="easy"),
+                                        MatchSeat(seat=1, bot="greedy")],
+                                 record=doc, winner=0,
                                  end_reason="target"))
         await session.commit()
     return ids
@@ -182,6 +184,25 @@ async def test_a_registered_player_has_one_analysis_of_their_own_in_the_queue(
         r = await player.http.post(f"/m/{second}/analysis")
         assert r.status_code == 429 and "still in the queue" in r.json()["message"]
         assert (await player.http.post(f"/m/{first}/analysis")).status_code == 202  # joins
+
+
+async def test_registered_players_on_one_address_share_its_one_analysis_place(
+    make_server: Callable[..., Any], sessions: async_sessionmaker, monkeypatch: Any
+) -> None:
+    monkeypatch.setattr(analysis, "make_analysis_executor", _Stalled)
+    server = make_server(trusted_proxies=BEHIND_PROXY)
+    ids = await _finished_matches(sessions, 7)
+    codes = []
+    for match_id in ids[:6]:
+        player, _name = await registered(server.base_url)
+        async with player:
+            player.http.headers["x-forwarded-for"] = "203.0.113.60"
+            r = await player.http.post(f"/m/{match_id}/analysis")
+            codes.append(r.status_code)
+    assert codes == [202] + [429] * 5
+    assert server.app.state.analysis.pending() == 1
+    other = await _ask_analysis(server.base_url, "198.51.100.60", ids[6])
+    assert other.status_code == 202
 
 
 async def test_a_private_matchs_stake_is_hidden_from_those_who_may_not_see_it(

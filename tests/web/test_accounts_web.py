@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
-from kva.service.accounts import nickname_key
+from kva.service.accounts.registration import nickname_key
 from kva.storage.models import MatchRow, SessionRow, User
 from tests.helpers.accounts_help import PASSWORD, login, new_nickname, register, registered
 from tests.helpers.webhelp import Visitor
@@ -52,7 +52,7 @@ async def test_a_guest_who_registers_keeps_their_matches(
             assert user.password_hash and user.password_hash.startswith("$argon2")
             assert PASSWORD not in user.password_hash
             match = await s.get(MatchRow, match_id)
-            assert match is not None and match.seat0_user_id == guest.id
+            assert match is not None and match.user_at(0) == guest.id
         home = await v.http.get("/")
         assert name in home.text and f"/m/{match_id}" in home.text
         game = await v.http.get(f"/m/{match_id}")
@@ -287,3 +287,26 @@ async def test_an_old_signed_cookie_older_than_a_cookie_lives_opens_nothing(
     server = make_server()
     user = await _pre_session_guest(sessions, age_days=400)
     assert await _opened_by(server.base_url, _legacy_cookie(user)) is None
+
+
+async def test_every_look_alike_of_a_registered_name_is_taken(
+    make_server: Callable[..., Any]
+) -> None:
+    server = make_server()
+    digits = f"{secrets.randbelow(10 ** 6):06d}"
+    async with Visitor(server.base_url) as owner:
+        assert (await register(owner, f"admin{digits}")).status_code == 303
+    for letters in ("ᴀᴅᴍɪɴ", "aᴅmin", "admɪn", "admǀn", "admꞁn", "admIn", "admln"):
+        async with Visitor(server.base_url) as v:
+            r = await register(v, letters + digits)
+            assert r.status_code == 400, letters
+            assert 'data-code="nickname_taken"' in r.text, letters
+
+
+async def test_a_name_that_only_differs_is_still_free(make_server: Callable[..., Any]) -> None:
+    server = make_server()
+    digits = f"{secrets.randbelow(10 ** 6):06d}"
+    async with Visitor(server.base_url) as owner:
+        assert (await register(owner, f"nino{digits}")).status_code == 303
+    async with Visitor(server.base_url) as v:
+        assert (await register(v, f"nina{digits}")).status_code == 303

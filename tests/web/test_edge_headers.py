@@ -16,8 +16,9 @@ import kva.web
 from tests.helpers.webhelp import Visitor
 
 TEMPLATES = Path(kva.web.__file__).parent / "templates"
-PAGES = ["/", "/lobby", "/help", "/ratings", "/learn", "/strategy", "/login", "/register",
-         "/bots", "/no-such-page", "/u/nobody-here", "/t/no-such-table", "/m/nomatch"]
+PAGES = ["/", "/lobby", "/help", "/ratings", "/learn", "/strategy", "/rules/kozel", "/login",
+         "/register", "/bots", "/no-such-page", "/u/nobody-here", "/t/no-such-table",
+         "/m/nomatch"]
 POLICY = {
     "default-src": "'self'", "script-src": "'self'", "style-src": "'self'",
     "img-src": "'self' data:", "connect-src": "'self'", "frame-ancestors": "'none'",

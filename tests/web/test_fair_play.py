@@ -131,11 +131,11 @@ async def test_the_server_chooses_a_seed_nobody_sent(make_server: Any) -> None:
 
 # ---------------------------------------------------------------------- the service alone
 @pytest.fixture
-def service_factory(sessions: Any) -> Any:
+def service_factory(database: Any) -> Any:
     made: list[PlayService] = []
 
     def make(seed_wait: float = 0.0) -> PlayService:
-        service = make_play(sessions, seed_wait=seed_wait)
+        service = make_play(database, seed_wait=seed_wait)
         made.append(service)
         return service
 

@@ -7,15 +7,11 @@ import asyncio
 
 import pytest
 
-from kva.service import passwords
-from kva.service.nicknames import NicknameError, check, skeleton
+from kva.service.accounts import passwords
+from kva.service.accounts.nicknames import NicknameError, check, skeleton
 from kva.service.ratelimit import AuthRateLimiter
-from kva.web.security import (
-    client_address,
-    origin_allowed,
-    parse_trusted_proxies,
-    request_origin,
-)
+from kva.settings.network import parse_trusted_proxies
+from kva.web.security import client_address, origin_allowed, request_origin
 
 PROXY = parse_trusted_proxies("10.0.0.0/8, 127.0.0.1")
 

@@ -14,8 +14,8 @@ import uvicorn
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
+from kva.settings.network import parse_trusted_proxies
 from kva.storage.models import SessionRow, User
-from kva.web.security import parse_trusted_proxies
 from tests.helpers.accounts_help import PASSWORD, login, register, registered
 from tests.helpers.webhelp import ServerThread, Visitor
 
@@ -237,4 +237,27 @@ async def test_the_owners_known_device_passes_the_nickname_ceiling(database_url:
         r = await _login_from(server.base_url, fresh, name, device=device)
         assert r.status_code == 303
     finally:
+        server.stop()
+
+
+async def test_a_copied_device_cookie_stops_counting_at_logout(database_url: str) -> None:
+    server = _plain_server(database_url, trusted_proxies=parse_trusted_proxies("127.0.0.1"),
+                           login_rate_nickname="3/hour").start()
+    try:
+        owner, name = await registered(server.base_url)
+        assert (await login(owner, name)).status_code == 303
+        copied = owner.http.cookies.get("kva_device")
+        assert copied
+        for i in range(3):  # guessers spread over addresses use up the nickname's ceiling
+            r = await _login_from(server.base_url, f"203.0.113.{i}", name, f"wrong{i}xx")
+            assert r.status_code == 400
+        # While the owner is signed in on that browser, the cookie (and a copy) is known…
+        assert (await _login_from(server.base_url, "198.51.100.20", name, device=copied)
+                ).status_code == 303
+        # …and logging out there ends it, for the copy too.
+        assert (await owner.http.post("/logout")).status_code == 303
+        r = await _login_from(server.base_url, "198.51.100.21", name, device=copied)
+        assert r.status_code == 429 and 'data-code="rate_limited"' in r.text
+    finally:
+        await owner.__aexit__()
         server.stop()

@@ -68,3 +68,22 @@ async def test_a_guest_sees_and_exports_their_own_history(make_server, sessions)
     assert [d["meta"]["match_id"] for d in json.loads(export.content)] == [
         row.record["meta"]["match_id"]]
     await visitor.__aexit__(None, None, None)
+
+
+async def test_a_kozel_row_names_the_game_the_players_the_place_and_the_goat(
+    make_server, sessions,
+) -> None:
+    from tests.helpers.kozel_finished import finished_kozel_match
+
+    server = make_server()
+    me, friend = await make_user(sessions), await make_user(sessions)
+    row = await finished_kozel_match(sessions, [me, friend, "easy"], goat=0)
+    async with httpx.AsyncClient(base_url=server.base_url,
+                                 headers={"accept-language": "ru"}) as http:
+        page = await http.get(f"/u/{me.nickname}/matches")
+    assert page.status_code == 200
+    [li] = re.findall(r'<li class="history-row history-kozel.*?</li>', page.text, re.S)
+    assert f'data-match-id="{row.id}"' in li and 'data-result="loss"' in li
+    assert 'data-place="3"' in li and 'data-goat="true"' in li
+    assert "Козёл" in li and "Место 3 из 3" in li and friend.nickname in li
+    assert f"/m/{row.id}/replay" in li

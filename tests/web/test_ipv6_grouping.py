@@ -13,7 +13,8 @@ import pytest
 import websockets
 
 from kva.config import Settings
-from kva.web.security import address_group, parse_trusted_proxies
+from kva.settings.network import parse_trusted_proxies
+from kva.web.security import address_group
 from tests.helpers.accounts_help import ws_url
 from tests.web.test_hardening_web import _plain_server
 
@@ -68,12 +69,18 @@ async def test_the_ipv6_prefix_setting_is_honoured(database_url: str) -> None:
 
 
 async def _lobby_socket(base_url: str, address: str) -> int | None:
-    """Open a guest's lobby socket from ``address``; its close code (None: still open)."""
+    """Open a guest's lobby socket from ``address``; its close code (None: still open).
+
+    The lobby's first message, the open tables, is sent only once the socket has been counted
+    and admitted (a refused one gets an ``error`` instead), so it answers at once; two quiet
+    seconds count as admitted too."""
     ws = await websockets.connect(ws_url(base_url, "/ws/lobby"),
                                   additional_headers={"x-forwarded-for": address})
     try:
         while True:
             message = json.loads(await asyncio.wait_for(ws.recv(), 2))
+            if message.get("type") == "lobby":
+                return None  # admitted: its body runs
             if message.get("type") == "error":
                 await asyncio.wait_for(ws.wait_closed(), 5)
                 return ws.close_code

@@ -18,8 +18,8 @@ from sqlalchemy.engine import Engine
 
 import kva.web.identity as identity_module
 import kva.web.ws as ws_module
-from kva.service.rematch import RematchService
-from kva.service.sessions import revoke, token_hash
+from kva.service.accounts.sessions import revoke, token_hash
+from kva.service.lobby.rematch import RematchService
 from kva.storage.botapi import BotAccount
 from kva.storage.db import create_engine, session_factory
 from kva.storage.models import SessionRow

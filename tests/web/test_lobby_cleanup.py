@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
-from kva.service import attendance
-from kva.service.attendance import Attendance, RedisAttendance, make_attendance
-from kva.service.sweeper import TableSweeper
+from kva.service.cluster import attendance
+from kva.service.cluster.attendance import RedisAttendance
+from kva.service.lobby.attendance import MemoryAttendance
+from kva.service.lobby.sweeper import TableSweeper
 from kva.storage.models import MatchRow
 from tests.helpers.accounts_help import JsonSocket, open_table, ws_url
 from tests.helpers.redis_help import REDIS_URL, redis_up
@@ -24,15 +25,9 @@ from tests.helpers.webhelp import Visitor
 GRACE = 0.6
 
 
-def test_attendance_follows_the_broker_setting() -> None:
-    assert type(make_attendance(None)) is Attendance
-    assert type(make_attendance("memory")) is Attendance
-    assert isinstance(make_attendance("redis://127.0.0.1:6379/15"), RedisAttendance)
-
-
 async def test_attendance_in_one_process() -> None:
     now = [100.0]
-    here = Attendance(clock=lambda: now[0])
+    here = MemoryAttendance(clock=lambda: now[0])
     assert await here.absent_since([7]) == {7: 0.0}  # never seen
     here.enter(7)
     here.enter(7)
@@ -114,14 +109,17 @@ async def test_a_crashed_process_users_are_gone_once_it_expires(redis_url: str) 
         since = (await other.absent_since([5]))[5]
         assert since is not None and since <= time.time() - 0.3
     finally:
-        crashed._local.clear()  # noqa: SLF001 (nothing to leave: it "crashed")
+        crashed._sockets._count.clear()  # noqa: SLF001 (nothing to leave: it "crashed")
         await crashed.stop()
         await other.stop()
 
 
 class FakeTable:
-    def __init__(self, id: str, creator_id: int, created_at: str) -> None:
+    def __init__(self, id: str, creator_id: int, created_at: str,
+                 joiners: tuple[int, ...] = ()) -> None:
         self.id, self.creator_id, self.created_at = id, creator_id, created_at
+        self.seats = [{"user_id": creator_id}, *({"user_id": j} for j in joiners),
+                      {"user_id": None}]
 
 
 class FakeLobby:
@@ -136,6 +134,11 @@ class FakeService:
     def __init__(self, lobby: FakeLobby) -> None:
         self.lobby = lobby
         self.cancelled: list[tuple[str, int]] = []
+        self.freed: list[tuple[str, int]] = []
+
+    async def leave_seat(self, match_id: str, user_id: int) -> bool:
+        self.freed.append((match_id, user_id))
+        return True
 
     async def cancel_waiting(self, match_id: str, user_id: int) -> bool:
         self.cancelled.append((match_id, user_id))
@@ -151,7 +154,7 @@ async def test_the_sweeper_cancels_only_tables_left_for_the_grace_period() -> No
     lobby = FakeLobby([FakeTable("gone", 1, created), FakeTable("here", 2, created),
                        FakeTable("never", 3, created), FakeTable("back", 4, created)])
     service = FakeService(lobby)
-    here = Attendance(clock=lambda: now[0])
+    here = MemoryAttendance(clock=lambda: now[0])
     sweeper = TableSweeper(lobby, service, here, grace=60,  # type: ignore[arg-type]
                            clock=lambda: now[0])
     here.enter(1)
@@ -169,13 +172,34 @@ async def test_the_sweeper_cancels_only_tables_left_for_the_grace_period() -> No
     assert service.cancelled == [("never", 3), ("gone", 1)]
 
 
+async def test_the_sweeper_frees_the_seats_of_joiners_gone_for_the_grace_period() -> None:
+    from datetime import UTC, datetime
+
+    now = [1_000_000.0]
+    created = datetime.fromtimestamp(now[0], UTC).isoformat()
+    lobby = FakeLobby([FakeTable("kozel", 1, created, joiners=(5, 6))])
+    service = FakeService(lobby)
+    here = MemoryAttendance(clock=lambda: now[0])
+    sweeper = TableSweeper(lobby, service, here, grace=60,  # type: ignore[arg-type]
+                           clock=lambda: now[0])
+    for user in (1, 5, 6):
+        here.enter(user)
+    now[0] += 30
+    here.leave(6)  # gone at +30; 5 and the creator stay
+    now[0] += 31
+    assert await sweeper.sweep() == [] and service.freed == []
+    now[0] += 30  # +91: 6 gone for 61 s
+    assert await sweeper.sweep() == []
+    assert service.freed == [("kozel", 6)] and service.cancelled == []
+
+
 async def test_departures_older_than_the_grace_are_forgotten_without_changing_a_sweep() -> None:
     """Memory stays flat however many players come and go (issue 14: no growth across rounds
     of the same load), and the sweeper decides exactly as if every departure were kept."""
     from datetime import UTC, datetime
 
     now = [2_000_000.0]
-    here = Attendance(clock=lambda: now[0])
+    here = MemoryAttendance(clock=lambda: now[0])
     lobby = FakeLobby([])
     sweeper = TableSweeper(lobby, FakeService(lobby), here, grace=60,  # type: ignore[arg-type]
                            clock=lambda: now[0])

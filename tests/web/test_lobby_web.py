@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 import pytest
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
-from kva.storage.models import MatchRow
+from kva.storage.models import MatchRow, SessionRow, User
 from tests.helpers.accounts_help import JsonSocket, lobby_ids, open_table, registered, ws_url
 from tests.helpers.webhelp import Visitor
 
@@ -39,6 +41,10 @@ async def test_open_tables_are_listed_live_and_joined_in_one_click(
                 "target": 255, "bazaar": "pass-only", "rated": False,
                 "created_at": line["created_at"], "mine": False, "can_join": True,
                 "stake": 0, "clock": "standard",  # the default clock of an open table
+                "game": "georgian", "options": {"target": 255, "bazaar": "pass-only"},
+                "seated": False,
+                "seats": [{"taken": True, "name": creator, "bot": None, "you": False},
+                          {"taken": False, "name": None, "bot": None, "you": False}],
             }
             page = await guest.http.get("/lobby")
             assert 'data-testid="lobby-clock" data-clock="standard"' in page.text
@@ -212,3 +218,20 @@ async def test_two_clicks_at_once_seat_exactly_one(make_server: Callable[..., An
                 assert sock.state["status"] == expected
             finally:
                 await sock.close()
+
+
+async def test_joining_an_unknown_table_creates_no_guest_and_no_session(
+    make_server: Callable[..., Any], sessions: async_sessionmaker
+) -> None:
+    server = make_server()
+    users, rows = await _count(sessions, User), await _count(sessions, SessionRow)
+    async with httpx.AsyncClient(base_url=server.base_url) as http:
+        r = await http.post("/lobby/nosuchtable1/join")
+    assert r.status_code == 404
+    assert "set-cookie" not in r.headers
+    assert (await _count(sessions, User), await _count(sessions, SessionRow)) == (users, rows)
+
+
+async def _count(sessions: async_sessionmaker, model: Any) -> int:
+    async with sessions() as session:
+        return int(await session.scalar(select(func.count()).select_from(model)) or 0)

@@ -1,8 +1,10 @@
 """The fair login lane: wrong logins cannot take the Argon2 threads honest logins need.
 
-A login from a client (``client_key``) or for a nickname that failed recently is a suspect and
-is checked on the small ``suspect`` lane; everyone else, and the owner on a known device, on
-the ``account`` lane. A client has at most one login being checked at a time.
+A login from a client (``client_key``) that failed or was refused recently, or for a nickname
+that failed recently, is a suspect and is checked on the small ``suspect`` lane; everyone else
+on the ``account`` lane. A known device of the account lifts the nickname's mark, never the
+client's. A client, and an account, has at most one login being checked at a time, and an
+account at most so many successful logins a minute.
 
 Argon2 is replaced by a stub so that these tests are fast and decide themselves when the lanes
 are full: right passwords are checked at once, guesses (``guess…``) wait at a gate.
@@ -18,9 +20,11 @@ from typing import Any
 import httpx
 import pytest
 
-from kva.service import accounts, passwords
+from kva.service.accounts import passwords
+from kva.service.accounts import registration as accounts
 from kva.service.ratelimit import AuthRateLimiter
-from tests.helpers.accounts_help import PASSWORD, registered
+from tests.helpers.accounts_help import PASSWORD, new_nickname, register, registered
+from tests.helpers.webhelp import Visitor
 
 GUESSERS = 12
 
@@ -87,11 +91,14 @@ def _waiting() -> int:
     return sum(pool._pending for pool in passwords._POOLS.values())
 
 
-async def _flood(base_url: str, nickname: Callable[[int], str]) -> list[asyncio.Task[Any]]:
-    """Every guesser sends one more wrong login, all at once; returns when each was either
-    refused or is running or waiting in a lane (the gate holds them there)."""
+async def _flood(base_url: str, nickname: Callable[[int], str], password: str | None = None,
+                 device: str | None = None) -> list[asyncio.Task[Any]]:
+    """Every guesser sends one more login (a wrong ``guess-…`` password unless ``password``),
+    all at once; returns when each was either refused or is running or waiting in a lane (the
+    gate holds them there)."""
     tasks = [asyncio.ensure_future(_login_from(base_url, _guesser(i), nickname(i),
-                                               f"guess-{i}-pw")) for i in range(GUESSERS)]
+                                               password or f"guess-{i}-pw", device))
+             for i in range(GUESSERS)]
     for _ in range(1000):
         if _waiting() + sum(t.done() for t in tasks) == GUESSERS:
             break
@@ -192,7 +199,30 @@ async def test_suspects_never_take_the_trusted_lane(
         await _release(hasher, flood)
 
 
-async def test_the_owners_known_device_is_trusted(
+async def test_the_owners_known_device_lifts_the_nicknames_mark(
+    make_server: Callable[..., Any], hasher: GatedHasher
+) -> None:
+    server = make_server()
+    owner, name = await registered(server.base_url)
+    device = owner.http.cookies.get("kva_device")
+    await owner.__aexit__()
+    assert device
+    # Guessers from many addresses fail on the owner's nickname: it is marked suspect.
+    await _guessers_fail_once(server.base_url, lambda i: name)
+    # The owner on a new device waits on the guessers' lane…
+    assert (await _login_from(server.base_url, "198.51.100.8", name)).status_code == 303
+    assert hasher.lane_of(PASSWORD) == "argon2-suspect"
+    # …but from a browser the account is signed in on, the trusted lane is theirs,
+    assert (await _login_from(server.base_url, "198.51.100.9", name, device=device)
+            ).status_code == 303
+    assert hasher.lane_of(PASSWORD) == "argon2-account"
+    # and a forged cookie is no help.
+    assert (await _login_from(server.base_url, "198.51.100.10", name,
+                              device=device[:-2] + "xx")).status_code == 303
+    assert hasher.lane_of(PASSWORD) == "argon2-suspect"
+
+
+async def test_a_known_device_never_lifts_an_addresss_mark(
     make_server: Callable[..., Any], hasher: GatedHasher
 ) -> None:
     server = make_server()
@@ -202,24 +232,128 @@ async def test_the_owners_known_device_is_trusted(
     assert device
     typo = await _login_from(server.base_url, "198.51.100.10", name, "typo-pw", device=device)
     assert typo.status_code == 400
-    # Guessers from many addresses fail on the owner's nickname, then fill the suspect lane.
-    await _guessers_fail_once(server.base_url, lambda i: name)
+    # The address failed: with the account's device cookie it still waits on the suspect lane.
+    assert (await _login_from(server.base_url, "198.51.100.10", name, device=device)
+            ).status_code == 303
+    assert hasher.lane_of(PASSWORD) == "argon2-suspect"
+    # An address that did not fail keeps the trusted lane.
+    assert (await _login_from(server.base_url, "198.51.100.11", name, device=device)
+            ).status_code == 303
+    assert hasher.lane_of(PASSWORD) == "argon2-account"
+
+
+async def test_one_account_has_one_login_checked_at_a_time(
+    make_server: Callable[..., Any], hasher: GatedHasher
+) -> None:
+    server = make_server()
+    owner, name = await registered(server.base_url)
+    device = owner.http.cookies.get("kva_device")
+    await owner.__aexit__()
+    other, other_name = await registered(server.base_url)
+    await other.__aexit__()
     hasher.gate.clear()
-    flood = await _flood(server.base_url, lambda i: name)
+    first = asyncio.ensure_future(_login_from(server.base_url, "203.0.113.60", name,
+                                              "guess-first"))
     try:
-        # The owner on a new device shares the guessers' lane, and finds it full…
-        assert (await _login_from(server.base_url, "198.51.100.8", name)).status_code == 503
-        # …but from a browser the account signed in from before, the trusted lane is theirs,
-        assert (await _login_from(server.base_url, "198.51.100.8", name, device=device)
+        for _ in range(1000):
+            if hasher.checked and hasher.checked[-1][0] == "guess-first":
+                break
+            await asyncio.sleep(0.01)
+        checks = len(hasher.checked)
+        # Another address, the right password and the account's device: refused unhashed.
+        r = await _login_from(server.base_url, "203.0.113.61", name, device=device)
+        assert r.status_code == 429 and 'data-code="account_in_flight"' in r.text
+        assert int(r.headers["retry-after"]) >= 1
+        assert len(hasher.checked) == checks
+        # Another account from another address meanwhile is not held up.
+        assert (await _login_from(server.base_url, "203.0.113.62", other_name)
                 ).status_code == 303
-        assert hasher.lane_of(PASSWORD) == "argon2-account"
-        # even from an address that failed itself (a typo), and a forged cookie is no help.
-        assert (await _login_from(server.base_url, "198.51.100.10", name, device=device)
-                ).status_code == 303
-        assert (await _login_from(server.base_url, "198.51.100.9", name,
-                                  device=device[:-2] + "xx")).status_code == 503
     finally:
-        await _release(hasher, flood)
+        hasher.gate.set()
+    assert (await first).status_code == 400
+    # Once answered, the account may be logged in to again, and the address refused for the
+    # account's login in flight was not made a suspect by it.
+    assert (await _login_from(server.base_url, "203.0.113.61", name, device=device)
+            ).status_code == 303
+    assert hasher.lane_of(PASSWORD) == "argon2-account"
+
+
+async def _registered_with(base_url: str, password: str) -> tuple[str, str]:
+    """Register a player with ``password``; their nickname and ``kva_device`` cookie."""
+    async with Visitor(base_url) as v:
+        name = new_nickname("f")
+        assert (await register(v, name, password)).status_code == 303
+        device = v.http.cookies.get("kva_device")
+    assert device
+    return name, device
+
+
+async def test_one_accounts_password_from_many_addresses_leaves_the_lane_to_others(
+    make_server: Callable[..., Any], hasher: GatedHasher
+) -> None:
+    server = make_server()
+    # The flooder's own account; its right password waits at the gate while checked.
+    flooder, device = await _registered_with(server.base_url, "guess-but-right-1")
+    visitor, honest = await registered(server.base_url)
+    await visitor.__aexit__()
+    hasher.gate.clear()
+    flood = await _flood(server.base_url, lambda i: flooder, "guess-but-right-1", device)
+    try:
+        assert _waiting() == 1  # one check in a lane for the whole flood
+        refused = [t.result() for t in flood if t.done()]
+        assert len(refused) == GUESSERS - 1
+        assert all(r.status_code == 429 and 'data-code="account_in_flight"' in r.text
+                   for r in refused)
+        for n in range(8):  # honest logins from fresh addresses: every one answered
+            r = await _login_from(server.base_url, f"198.51.100.{70 + n}", honest)
+            assert r.status_code == 303, r.text
+            assert hasher.lane_of(PASSWORD) == "argon2-account"
+    finally:
+        statuses = await _release(hasher, flood)
+    assert sorted(statuses) == [303] + [429] * (GUESSERS - 1)
+
+
+async def test_wrong_guesses_with_a_device_cookie_leave_the_lane_to_others(
+    make_server: Callable[..., Any], hasher: GatedHasher
+) -> None:
+    server = make_server()
+    flooder, device = await _registered_with(server.base_url, "right-password-1")
+    visitor, honest = await registered(server.base_url)
+    await visitor.__aexit__()
+    # The nickname fails once: every later guess at it from a fresh address is suspect,
+    # and its device cookie only sends that guess back to the account lane.
+    assert (await _login_from(server.base_url, "198.18.0.9", flooder, "wrong-password-0")
+            ).status_code == 400
+    hasher.gate.clear()
+    flood = await _flood(server.base_url, lambda i: flooder, None, device)
+    try:
+        assert _waiting() == 1
+        for n in range(8):
+            r = await _login_from(server.base_url, f"198.51.100.{80 + n}", honest)
+            assert r.status_code == 303, r.text
+    finally:
+        statuses = await _release(hasher, flood)
+    assert sorted(statuses) == [400] + [429] * (GUESSERS - 1)
+
+
+async def test_successful_logins_are_limited_per_account(
+    make_server: Callable[..., Any], hasher: GatedHasher
+) -> None:
+    server = make_server(login_rate_account="2/minute")
+    name, device = await _registered_with(server.base_url, PASSWORD)
+    visitor, other = await registered(server.base_url)
+    await visitor.__aexit__()
+    for n in range(2):
+        assert (await _login_from(server.base_url, f"198.51.100.{90 + n}", name, device=device)
+                ).status_code == 303
+    checks = len(hasher.checked)
+    # A third, from yet another address and with the device cookie: refused before hashing.
+    r = await _login_from(server.base_url, "198.51.100.92", name, device=device)
+    assert r.status_code == 429 and 'data-code="rate_limited"' in r.text
+    assert int(r.headers["retry-after"]) >= 1
+    assert len(hasher.checked) == checks
+    # Another account is not held up.
+    assert (await _login_from(server.base_url, "198.51.100.93", other)).status_code == 303
 
 
 async def test_a_failure_marks_its_client_and_nickname_suspect_for_a_while() -> None:
@@ -232,6 +366,41 @@ async def test_a_failure_marks_its_client_and_nickname_suspect_for_a_while() -> 
     off = AuthRateLimiter(suspect_minutes=0)
     await off.login_failed("nino", "10.9.0.1")
     assert not await off.login_suspect("10.9.0.1", "nino")
+
+
+async def test_a_known_device_lifts_the_nicknames_mark_and_not_the_clients() -> None:
+    limiter = AuthRateLimiter(suspect_minutes=15)
+    await limiter.login_failed("nino", "10.9.0.1")
+    assert not await limiter.login_suspect("10.9.0.2", "nino", known_device=True)
+    assert await limiter.login_suspect("10.9.0.2", "nino")
+    assert await limiter.login_suspect("10.9.0.1", "nino", known_device=True)
+    await limiter.login_refused("10.9.0.3")
+    assert await limiter.login_suspect("10.9.0.3", "nino", known_device=True)
+
+
+async def test_successes_use_up_the_accounts_ceiling_even_from_a_known_device() -> None:
+    limiter = AuthRateLimiter(limits={"login_account": "2/minute"})
+    for n in range(2):
+        assert await limiter.check_login(f"10.8.0.{n}", "nino", known_device=True) is None
+        await limiter.login_succeeded("nino")
+    refusal = await limiter.check_login("10.8.0.9", "nino", known_device=True)
+    assert refusal is not None and refusal.scope == "login_account"
+    assert await limiter.check_login("10.8.0.9", "someone-else") is None
+
+
+def test_an_account_has_one_place_in_the_lanes_whatever_the_client() -> None:
+    with passwords.one_at_a_time("10.7.0.1", "nino"):
+        with pytest.raises(passwords.AccountInFlight), \
+                passwords.one_at_a_time("10.7.0.2", "nino"):
+            pass
+        with pytest.raises(passwords.PasswordsInFlight) as refused, \
+                passwords.one_at_a_time("10.7.0.1", "someone-else"):
+            pass
+        assert not isinstance(refused.value, passwords.AccountInFlight)  # the client's place
+        with passwords.one_at_a_time("10.7.0.2", "someone-else"):
+            pass
+    with passwords.one_at_a_time("10.7.0.2", "nino"):  # freed once the first is answered
+        pass
 
 
 async def test_a_client_refused_for_a_full_lane_is_a_suspect_when_it_retries(

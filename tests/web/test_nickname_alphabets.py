@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from kva.service.nicknames import NicknameError, check
+from kva.service.accounts.nicknames import NicknameError, check
 from tests.helpers.accounts_help import register
 from tests.helpers.webhelp import Visitor
 

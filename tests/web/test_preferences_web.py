@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from kva.service.preferences import DEFAULT, PreferenceError, Preferences, of_user
+from kva.service.accounts.preferences import DEFAULT, PreferenceError, Preferences, of_user
 from kva.storage.models import User
 from tests.helpers.accounts_help import login, registered
 from tests.helpers.webhelp import Visitor
@@ -28,7 +28,7 @@ def _account_prefs(page: str) -> dict[str, str] | None:
 
 def test_preferences_default_to_quiet_still_and_the_device_theme() -> None:
     assert Preferences(sound="off", motion="system", theme="system", confirm="off",
-                                  notify="off") == DEFAULT
+                                  notify="off", board="normal") == DEFAULT
 
 
 @pytest.mark.parametrize("change", [{"theme": "purple"}, {"volume": "11"}, {"sound": True},
@@ -103,6 +103,9 @@ async def test_the_site_installs_as_an_app_in_the_visitors_language(
         assert r.status_code == 200
         assert r.headers["content-type"].startswith("application/manifest+json")
         manifest = r.json()
+        # Its language comes from the cookie or, without one, from Accept-Language.
+        assert {part.strip() for part in r.headers["vary"].split(",")} == {
+            "Cookie", "Accept-Language"}
         assert manifest["lang"] == "ka" and manifest["display"] == "standalone"
         assert manifest["start_url"] == "/"
         sizes = {icon["sizes"] for icon in manifest["icons"]}

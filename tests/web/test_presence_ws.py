@@ -14,10 +14,11 @@ def _presence(seat: int, online: bool):  # type: ignore[no-untyped-def]
                       and m["online"] is online)
 
 
-async def test_disconnect_countdown_then_claim_wins_by_abandonment(make_server, sessions) -> None:
+async def test_disconnect_countdown_then_claim_wins_by_abandonment(
+        make_server, database, sessions) -> None:
     server = make_server(disconnect_grace=0.6)
     a, b = await make_user(sessions), await make_user(sessions)
-    match_id = await store_match(sessions, [(a, None), (b, None)], rated=True)
+    match_id = await store_match(database, [(a, None), (b, None)], rated=True)
     va, vb = await signed_in(server.base_url, a), await signed_in(server.base_url, b)
     sa, sb = await va.connect(match_id), await vb.connect(match_id)
     await sa.expect_error({"type": "claim_win"}, "illegal")  # b is here
@@ -49,10 +50,10 @@ async def test_disconnect_countdown_then_claim_wins_by_abandonment(make_server, 
     await vb.__aexit__(None, None, None)
 
 
-async def test_a_player_who_never_moves_loses_on_time(make_server, sessions) -> None:
+async def test_a_player_who_never_moves_loses_on_time(make_server, database, sessions) -> None:
     server = make_server(first_move_timeout=0.5)
     a, b = await make_user(sessions), await make_user(sessions)
-    match_id = await store_match(sessions, [(a, None), (b, None)], first_move_timeout=0.5)
+    match_id = await store_match(database, [(a, None), (b, None)], first_move_timeout=0.5)
     va = await signed_in(server.base_url, a)
     sa = await va.connect(match_id)  # the server learns of the match and arms the clock
     opener = sa.state["view"]["turn"]

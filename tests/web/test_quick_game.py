@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
-from kva.service.quickgame import QuickGame, QuickGameError
+from kva.service.lobby.quickgame import MemoryQuickGame, QuickGameError
 from kva.storage.models import MatchRow
 from tests.helpers.accounts_help import JsonSocket, registered, ws_url
 from tests.helpers.webhelp import Visitor
@@ -39,7 +39,7 @@ class Clock:
 
 async def test_the_range_widens_until_a_pair_is_made() -> None:
     play, clock = FakePlay(), Clock()
-    quick = QuickGame(play, clock=clock, tick=3600)  # rounds run only when the test says
+    quick = MemoryQuickGame(play, clock=clock, tick=3600)  # rounds run only when the test says
     a = await quick.join(1, "ana", 1500, 175, "draw", False, registered=False)
     b = await quick.join(2, "beka", 1790, 175, "draw", False, registered=False)  # gap 290
     assert play.created == [] and quick.waiting() == 2
@@ -58,7 +58,7 @@ async def test_the_range_widens_until_a_pair_is_made() -> None:
 
 async def test_a_bot_is_offered_after_30_seconds_and_cancel_leaves() -> None:
     play, clock = FakePlay(), Clock()
-    quick = QuickGame(play, clock=clock, tick=3600)
+    quick = MemoryQuickGame(play, clock=clock, tick=3600)
     a = await quick.join(1, "ana", 1500, 75, "draw", False, registered=False)
     clock.now += 29
     assert not quick.status(a).offer_bot
@@ -74,7 +74,7 @@ async def test_a_bot_is_offered_after_30_seconds_and_cancel_leaves() -> None:
 
 async def test_searching_again_replaces_the_first_search() -> None:
     play, clock = FakePlay(), Clock()
-    quick = QuickGame(play, clock=clock, tick=3600)
+    quick = MemoryQuickGame(play, clock=clock, tick=3600)
     first = await quick.join(1, "ana", 1500, 75, "draw", False, registered=False)
     second = await quick.join(1, "ana", 1500, 175, "draw", False, registered=False)
     with pytest.raises(QuickGameError):
@@ -92,7 +92,7 @@ async def test_searching_again_replaces_the_first_search() -> None:
 ])
 async def test_bad_searches_are_refused(target: int, bazaar: str, rated: bool, registered: bool,
                                         code: str) -> None:
-    quick = QuickGame(FakePlay(), clock=Clock(), tick=3600)  # type: ignore[arg-type]
+    quick = MemoryQuickGame(FakePlay(), clock=Clock(), tick=3600)  # type: ignore[arg-type]
     with pytest.raises(QuickGameError) as refused:
         await quick.join(1, "ana", 1500, target, bazaar, rated, registered)
     assert refused.value.code == code and quick.waiting() == 0
@@ -199,7 +199,7 @@ async def test_nobody_comes_so_a_bot_is_offered(
 ) -> None:
     import re
 
-    import kva.service.matchmaking as matchmaking
+    import kva.service.lobby.matchmaking as matchmaking
 
     monkeypatch.setattr(matchmaking, "BOT_OFFER_AFTER", 1.0)  # 30 s in production
     server = make_server()

@@ -1,5 +1,5 @@
-"""Quick game across processes (kva.service.quickshared): the queue in Redis, searchers on two
-processes paired into one match, cancelled and crashed searches gone. Skipped without Redis."""
+"""Quick game across processes (kva.service.cluster.quickgame): the queue in Redis, searchers on
+two processes paired into one match, cancelled and crashed searches gone. Skipped without Redis."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
-from kva.service.broker import MemoryBroker, RedisBroker
-from kva.service.quickgame import QuickGame, QuickGameError
-from kva.service.quickshared import RedisQuickGame, make_quick_game
+from kva.service.cluster.broker import RedisBroker
+from kva.service.cluster.quickgame import RedisQuickGame
+from kva.service.lobby.quickgame import QuickGameError
 from kva.storage.models import MatchRow
 from tests.helpers.accounts_help import JsonSocket, ws_url
 from tests.helpers.webhelp import Visitor
@@ -52,14 +52,6 @@ async def cluster(redis_url: str) -> AsyncIterator[Cluster]:
     c = Cluster(redis_url)
     yield c
     await c.close()
-
-
-def test_the_queue_follows_the_broker_setting() -> None:
-    play: Any = FakePlay()
-    assert type(make_quick_game(play, MemoryBroker(), None)) is QuickGame
-    assert type(make_quick_game(play, MemoryBroker(), "memory")) is QuickGame
-    shared = make_quick_game(play, MemoryBroker(), "redis://127.0.0.1:6379/15")
-    assert isinstance(shared, RedisQuickGame)
 
 
 async def test_searchers_on_two_processes_are_paired_once(cluster: Cluster) -> None:

@@ -19,11 +19,11 @@ def _attr(html: str, testid: str, attr: str) -> str:
 
 
 async def test_a_rated_match_moves_both_ratings_and_shows_everywhere(
-    make_server, sessions
+    make_server, database, sessions
 ) -> None:
     server = make_server()
     a, b = await make_user(sessions), await make_user(sessions)
-    match_id = await store_match(sessions, [(a, None), (b, None)], rated=True)
+    match_id = await store_match(database, [(a, None), (b, None)], rated=True)
     va, vb = await signed_in(server.base_url, a), await signed_in(server.base_url, b)
     sa, sb = await va.connect(match_id), await vb.connect(match_id)
     await play_out([sa, sb])
@@ -78,12 +78,12 @@ async def test_a_rated_match_moves_both_ratings_and_shows_everywhere(
 
 
 async def test_a_match_with_a_guest_stays_casual_even_if_flagged_rated(
-    make_server, sessions
+    make_server, database, sessions
 ) -> None:
     server = make_server()
     a = await make_user(sessions)
     guest = await make_user(sessions, kind="guest")
-    match_id = await store_match(sessions, [(guest, None), (a, None)], rated=True)
+    match_id = await store_match(database, [(guest, None), (a, None)], rated=True)
     va, vg = await signed_in(server.base_url, a), await signed_in(server.base_url, guest)
     sa, sg = await va.connect(match_id), await vg.connect(match_id)
     await sg.send({"type": "resign"})

@@ -47,7 +47,8 @@ async def test_offer_accept_over_the_socket_takes_both_players_to_the_new_match(
         await v.__aexit__(None, None, None)
 
 
-async def test_decline_withdraw_and_refusals_over_the_socket(make_server, sessions) -> None:
+async def test_decline_withdraw_and_refusals_over_the_socket(
+        make_server, database, sessions) -> None:
     server = make_server()
     a, b = await make_user(sessions), await make_user(sessions)
     old = await finished_match(sessions, a, b, rated=False)
@@ -67,7 +68,7 @@ async def test_decline_withdraw_and_refusals_over_the_socket(make_server, sessio
     await sa.expect_error({"type": "rematch_withdraw"}, "illegal")  # not a's offer
     await step(sb, {"type": "rematch_withdraw"}, "withdrawn")
     # A match still being played has no rematch.
-    live = await store_match(sessions, [(a, None), (b, None)])
+    live = await store_match(database, [(a, None), (b, None)])
     la = await va.connect(live)
     await la.expect_error({"type": "rematch_offer"}, "illegal")
     for sock in (sa, sb, la):

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from kva.service.ratelimit import AuthRateLimiter, parse_limits
-from kva.web.security import (
-    normalize_origin,
-    origin_allowed,
-    parse_allowed_origins,
-    request_origin,
-)
+from kva.service.ratelimit import AuthRateLimiter
+from kva.settings.network import normalize_origin, parse_allowed_origins
+from kva.settings.ratelimits import parse_limits
+from kva.web.security import origin_allowed, request_origin
 
 
 @pytest.mark.parametrize(("origin", "expected"), [

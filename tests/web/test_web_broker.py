@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from kva.service.broker import Broker, MemoryBroker, RedisBroker, make_broker
+from kva.service.cluster.broker import Broker, MemoryBroker, RedisBroker, make_broker
 from tests.helpers.redis_help import REDIS_URL, redis_up
 from tests.helpers.webhelp import ServerThread, Visitor
 

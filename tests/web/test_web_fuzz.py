@@ -20,8 +20,8 @@ from websockets.sync.client import ClientConnection, connect
 
 from kva.config import Settings
 from kva.rules.engine import TILE_NAME
-from kva.service.presence import CLAIM_TYPE
-from kva.service.rematch import REMATCH_TYPES
+from kva.service.lobby.rematch import REMATCH_TYPES
+from kva.service.play.presence import CLAIM_TYPE
 from kva.web.ws import MAX_FRAME
 from tests.helpers import webhelp
 

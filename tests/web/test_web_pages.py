@@ -272,3 +272,16 @@ async def test_a_bot_opponent_is_named_in_the_page_language(server: ServerThread
         listed = home.text.split('data-testid="my-matches"', 1)[1]
         assert "ბოტი · რთული" in listed
         assert "· hard" not in listed
+
+
+async def test_the_home_list_names_every_other_seat_of_a_kozel_table(
+        server: ServerThread) -> None:
+    async with Visitor(server.base_url) as me:
+        r = await me.http.post("/matches", data={"opponent": "bot:easy", "game": "kozel",
+                                                 "seats": "3", "fish": "all"})
+        assert r.status_code == 303, r.text
+        home = await me.http.get("/")
+        listed = home.text.split('data-testid="my-matches"', 1)[1].split("</ul>", 1)[0]
+        vs = re.search(r'<span class="vs">(.*?)</span>', listed, re.S)
+        assert vs, listed
+        assert vs.group(1).count("easy") == 2, vs.group(1)

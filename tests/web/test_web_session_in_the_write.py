@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 import kva.web.ws as ws_module
-from kva.service.sessions import guest_with_session, revoke, token_hash
+from kva.service.accounts.sessions import guest_with_session, revoke, token_hash
 from kva.storage import repo
-from kva.storage.db import create_engine, journal_writer_of, session_factory
+from kva.storage.db import Database, create_engine, session_factory
 from kva.storage.migrate import upgrade
 from kva.storage.models import MatchRow
 from tests.helpers.webhelp import Socket, Table
@@ -92,18 +92,18 @@ async def test_the_journal_insert_is_written_only_for_a_live_session(
 ) -> None:
     """Both ways of appending (in the caller's transaction, or alone through the driver)
     refuse a taken version (False) and an ended session (SessionEnded), writing nothing."""
-    engine = create_engine(database_url)
+    database = Database(database_url)
+    engine = database.engine
 
     async def append(seq: int, player_session: str | None) -> bool:
         if path == "journal_writer":
-            return await journal_writer_of(engine).append(engine, match_id, seq, f"{{{seq}}}",
-                                                          player_session)
+            return await database.journal.append(match_id, seq, f"{{{seq}}}", player_session)
         async with engine.begin() as conn:
             return await repo.append_change(conn, match_id, seq, f"{{{seq}}}", player_session)
 
     try:
         await upgrade(engine)
-        sessions = session_factory(engine)
+        sessions = database.sessions
         _user, token = await guest_with_session(sessions)
         match_id = f"sessioncheck-{path}"[:24]
         async with sessions() as session:

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kva.commands.serve import uvicorn_options
-from kva.config import KNOWN_VARIABLES, ConfigurationError, Settings, async_database_url
-from kva.storage.db import EngineOptions
+from kva.config import (
+    KNOWN_VARIABLES,
+    RANGES,
+    ConfigurationError,
+    Settings,
+    async_database_url,
+)
+from kva.settings.caps import EngineOptions
 
 
 def test_defaults_need_no_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -45,6 +53,9 @@ def test_environment_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
                                              ("KVA_CLOCK_PRESETS", "blitz=0+60"),
                                              ("KVA_CLOCK_PRESETS", "blitz=10"),
                                              ("KVA_CLOCK_PRESETS", "blitz=ten+60"),
+                                             ("KVA_CLOCK_PRESETS", "blitz=99999999999+60"),
+                                             ("KVA_CLOCK_PRESETS", "blitz=10+86401"),
+                                             ("KVA_CLOCK_PRESETS", "blitz=٣+60"),
                                              ("KVA_LOGIN_SUSPECT_MINUTES", "soon")])
 def test_bad_values_are_named(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
     monkeypatch.setenv("KVA_SECRET_KEY", "k" * 40)
@@ -156,3 +167,56 @@ def test_the_example_bot_clients_names_are_left_alone() -> None:
     """A bot's author may start a server from the shell that holds their bot's token."""
     environ = {"KVA_SECRET_KEY": "k", "KVA_BOT_TOKEN": "kvab_x", "KVA_URL": "http://h:1"}
     assert Settings.from_env(environ).secret_key == "k"
+
+
+@pytest.mark.parametrize(("name", "value"), [("KVA_FIRST_MOVE_TIMEOUT", "nan"),
+                                             ("KVA_FORCED_DELAY", "inf"),
+                                             ("KVA_DISCONNECT_GRACE", "1e308"),
+                                             ("KVA_BOT_HEARTBEAT", "-inf"),
+                                             ("KVA_WS_RATE", "NaN"),
+                                             ("KVA_WS_PER_MATCH", "99999999"),
+                                             ("KVA_LOGIN_SUSPECT_MINUTES", "999999"),
+                                             ("KVA_PORT", "70000")])
+def test_a_number_out_of_its_range_is_refused_naming_the_range(name: str, value: str) -> None:
+    with pytest.raises(ConfigurationError) as refused:
+        Settings.from_env({"KVA_SECRET_KEY": "k", name: value})
+    assert str(refused.value) == (f"{name}={value} is out of range: it must be from "
+                                  f"{RANGES[name].text()}")
+
+
+@pytest.mark.parametrize("name", sorted(RANGES))
+def test_each_number_setting_takes_the_ends_of_its_range(name: str) -> None:
+    allowed = RANGES[name]
+    low, high = allowed.text().split(" ")[0:3:2]
+    for value in (low, high):
+        Settings.from_env({"KVA_SECRET_KEY": "k", name: value})
+
+
+def _numbers(value: object) -> list[float]:
+    if isinstance(value, tuple):
+        return [n for item in value for n in _numbers(item)]
+    return [value] if isinstance(value, float) else []
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN_VARIABLES))
+def test_no_setting_takes_nan_or_infinity(name: str) -> None:
+    """A setting that takes a number has a range (and refuses nan and inf); one that takes
+    ``nan`` is no number setting, and leaves no nan or inf among the settings."""
+    for value in ("nan", "inf"):
+        try:
+            settings = Settings.from_env({"KVA_SECRET_KEY": "k", name: value})
+        except ConfigurationError as exc:
+            assert name in str(exc)
+            continue
+        assert name not in RANGES
+        numbers = [n for field in dataclasses.fields(settings)
+                   for n in _numbers(getattr(settings, field.name))]
+        assert all(math.isfinite(n) for n in numbers), name
+
+
+def test_the_quick_bot_offer_wait_is_read_in_its_range() -> None:
+    assert Settings.from_env({"KVA_SECRET_KEY": "k"}).quick_bot_offer == 20.0
+    assert Settings.from_env({"KVA_SECRET_KEY": "k",
+                              "KVA_QUICK_BOT_OFFER": "5"}).quick_bot_offer == 5.0
+    with pytest.raises(ConfigurationError, match="KVA_QUICK_BOT_OFFER"):
+        Settings.from_env({"KVA_SECRET_KEY": "k", "KVA_QUICK_BOT_OFFER": "0.5"})

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 import websockets
 
+from kva.service.accounts.sessions import revoke
 from kva.service.messages import StateMessage
-from kva.service.sessions import revoke
 from kva.storage.db import create_engine, session_factory
 from kva.web.services import services
 from kva.web.sockets import Channel, SocketRegistry, TokenBucket

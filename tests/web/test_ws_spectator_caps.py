@@ -14,7 +14,8 @@ import pytest
 import websockets
 
 from kva.config import Settings
-from kva.web.security import parse_trusted_proxies
+from kva.settings.network import parse_trusted_proxies
+from kva.storage.db import Database
 from kva.web.sockets import CLOSE_REPLACED, CLOSE_TOO_MANY, Channel, SocketRegistry
 from tests.helpers.community_help import make_user, signed_in, store_match
 from tests.helpers.redis_help import REDIS_URL, redis_up
@@ -58,13 +59,14 @@ def _refused(sock: Spectator, code: str) -> bool:
             and [e["code"] for e in sock.errors] == [code])
 
 
-async def _players(make_server: Any, sessions: Any, **settings: Any
+async def _players(make_server: Any, database: Database, **settings: Any
                    ) -> tuple[Any, str, list[Visitor]]:
     """A server behind a trusted proxy (this host), and a rated match between two guests
     (signed in) that it has not loaded yet."""
     server = make_server(trusted_proxies=parse_trusted_proxies("127.0.0.1"), **settings)
+    sessions = database.sessions
     a, b = await make_user(sessions, "guest"), await make_user(sessions, "guest")
-    match_id = await store_match(sessions, [(a, None), (b, None)], rated=True)
+    match_id = await store_match(database, [(a, None), (b, None)], rated=True)
     return server, match_id, [await signed_in(server.base_url, u) for u in (a, b)]
 
 
@@ -105,11 +107,11 @@ async def _blip_then_back(base_url: str, match_id: str, players: list[Visitor],
 
 
 async def test_a_guest_flood_from_one_address_cannot_lock_the_players_out(
-    make_server, sessions
+    make_server, database
 ) -> None:
     """The attack as reported: 13 guests x 16 spectator sockets from one address, against the
     default caps (16 per client, 200 per match). Only the first 4 get in."""
-    server, match_id, players = await _players(make_server, sessions, disconnect_grace=0.5)
+    server, match_id, players = await _players(make_server, database, disconnect_grace=0.5)
     seated = [await p.connect(match_id) for p in players]
     crowd = await _flood(server.base_url, match_id, 13, 16, lambda g: "203.0.113.7")
     crowd += await _blip_then_back(
@@ -120,10 +122,10 @@ async def test_a_guest_flood_from_one_address_cannot_lock_the_players_out(
     await _close_all(crowd)
 
 
-async def test_a_full_match_still_admits_both_players(make_server, sessions) -> None:
+async def test_a_full_match_still_admits_both_players(make_server, database) -> None:
     """The flood spread over many addresses fills the match's cap with spectators: the next
     spectator is refused ``match_full``, the players still get in."""
-    server, match_id, players = await _players(make_server, sessions, ws_per_match=8,
+    server, match_id, players = await _players(make_server, database, ws_per_match=8,
                                                disconnect_grace=0.5)
     seated = [await p.connect(match_id) for p in players]
     crowd = await _flood(server.base_url, match_id, 6, 2, lambda g: f"198.51.100.{g + 1}")
@@ -136,13 +138,13 @@ async def test_a_full_match_still_admits_both_players(make_server, sessions) -> 
 
 
 async def test_a_player_gets_in_on_whichever_process_takes_the_socket(
-    make_server, sessions
+    make_server, database
 ) -> None:
     """Two processes on one Redis: spectators fill the match's cap on the process that does
     not own the match; a player whose socket lands there still gets in."""
     if not await redis_up():
         pytest.skip(f"no Redis at {REDIS_URL}")
-    first, match_id, players = await _players(make_server, sessions, broker_url=REDIS_URL)
+    first, match_id, players = await _players(make_server, database, broker_url=REDIS_URL)
     second = make_server(broker_url=REDIS_URL, ws_per_match=2,
                          trusted_proxies=parse_trusted_proxies("127.0.0.1"))
     seated = [await p.connect(match_id) for p in players]  # on the first process
@@ -158,9 +160,9 @@ async def test_a_player_gets_in_on_whichever_process_takes_the_socket(
 
 
 async def test_the_fifth_spectator_from_one_address_is_refused_another_address_is_not(
-    make_server, sessions
+    make_server, database
 ) -> None:
-    server, match_id, players = await _players(make_server, sessions)
+    server, match_id, players = await _players(make_server, database)
     four = [await _watch(server.base_url, match_id, "", "203.0.113.9") for _ in range(4)]
     assert not any(s.errors for s in four)
     fifth = await _watch(server.base_url, match_id, "", "203.0.113.9")
@@ -175,8 +177,8 @@ async def test_the_fifth_spectator_from_one_address_is_refused_another_address_i
     await _close_all([*four[1:], other, again])
 
 
-async def test_ipv6_spectators_are_counted_by_their_network(make_server, sessions) -> None:
-    server, match_id, _ = await _players(make_server, sessions)
+async def test_ipv6_spectators_are_counted_by_their_network(make_server, database) -> None:
+    server, match_id, _ = await _players(make_server, database)
     socks = [await _watch(server.base_url, match_id, "", f"2001:db8:1:2::{i + 1:x}")
              for i in range(5)]
     assert [bool(s.errors) for s in socks] == [False] * 4 + [True]
@@ -187,9 +189,9 @@ async def test_ipv6_spectators_are_counted_by_their_network(make_server, session
 
 
 async def test_one_user_watches_a_match_with_at_most_the_spectator_cap(
-    make_server, sessions
+    make_server, database
 ) -> None:
-    server, match_id, _ = await _players(make_server, sessions, ws_spectators_per_client=2)
+    server, match_id, _ = await _players(make_server, database, ws_spectators_per_client=2)
     async with Visitor(server.base_url) as fan:
         socks = [await _watch(server.base_url, match_id, fan.cookie, f"192.0.2.{i + 1}")
                  for i in range(3)]
@@ -199,9 +201,9 @@ async def test_one_user_watches_a_match_with_at_most_the_spectator_cap(
 
 
 async def test_a_seated_player_over_their_cap_gets_in_and_their_oldest_socket_closes(
-    make_server, sessions
+    make_server, database
 ) -> None:
-    server, match_id, (pa, pb) = await _players(make_server, sessions, ws_per_client=2)
+    server, match_id, (pa, pb) = await _players(make_server, database, ws_per_client=2)
     old, newer = await pa.connect(match_id), await pa.connect(match_id)
     newest = await pa.connect(match_id)  # a new device: in, with its state
     assert newest.state["you"] == 0 and not newest.errors

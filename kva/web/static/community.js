@@ -2,6 +2,7 @@
 // while the opponent is disconnected (with the countdown to claiming the win), the rating
 // change of a rated match, and the titles of matches lost on time or by abandonment.
 // game.js owns the socket and the state; it hands messages and renders over to here.
+import { showProvisional } from "./provisional.js";
 import { t } from "./i18n.js";
 import { byId as $, setText, show } from "./dom.js";
 
@@ -160,6 +161,7 @@ export function renderCommunity() {
       line.dataset.before = mine.before;
       line.dataset.after = mine.after;
     }
+    showProvisional(mine);
   }
   renderRematch();
   renderAway();

@@ -41,30 +41,32 @@ async function hmacKey(serverSeedHex) {
   return subtle().importKey("raw", seed, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
 }
 
-// The 54-byte HMAC message: "kva-fair/1" || client seed 0 || client seed 1 || u32be hand ||
-// u32be redeal || u32be counter. The last 4 bytes are rewritten for each block.
+// The HMAC message: "kva-fair/1" || client seed 0 || … || client seed s−1 || u32be hand ||
+// u32be redeal || u32be counter (54 bytes at two seats, the Georgian game; Kozel has 2 to 4).
+// The last 4 bytes are rewritten for each block.
 function message(clientSeedsHex, hand, redeal) {
-  if (!Array.isArray(clientSeedsHex) || clientSeedsHex.length !== 2) {
-    throw new Error("two client seeds are needed (seat 0, seat 1)");
+  const seats = Array.isArray(clientSeedsHex) ? clientSeedsHex.length : 0;
+  if (seats < 2 || seats > 4) {
+    throw new Error("one client seed per seat is needed (2 to 4 seats)");
   }
-  const msg = new Uint8Array(54);
+  const at = 10 + 16 * seats; // where the hand number starts
+  const msg = new Uint8Array(at + 12);
   for (let i = 0; i < 10; i++) msg[i] = SCHEME.charCodeAt(i);
-  msg.set(hexToBytes(clientSeedsHex[0], 16, "client seed 0"), 10);
-  msg.set(hexToBytes(clientSeedsHex[1], 16, "client seed 1"), 26);
+  clientSeedsHex.forEach((seed, p) => msg.set(hexToBytes(seed, 16, `client seed ${p}`), 10 + 16 * p));
   const view = new DataView(msg.buffer);
-  view.setUint32(42, hand >>> 0, false);
-  view.setUint32(46, redeal >>> 0, false);
-  return { msg, view };
+  view.setUint32(at, hand >>> 0, false);
+  view.setUint32(at + 4, redeal >>> 0, false);
+  return { msg, view, counterAt: at + 8 };
 }
 
 async function shuffledOrder(key, clientSeedsHex, hand, redeal) {
-  const { msg, view } = message(clientSeedsHex, hand, redeal);
+  const { msg, view, counterAt } = message(clientSeedsHex, hand, redeal);
   let counter = 0;
   let words = null;
   let used = 8;
   const next = async () => {
     if (used === 8) {
-      view.setUint32(50, counter++, false);
+      view.setUint32(counterAt, counter++, false);
       words = new DataView(await subtle().sign("HMAC", key, msg));
       used = 0;
     }
@@ -82,18 +84,20 @@ async function shuffledOrder(key, clientSeedsHex, hand, redeal) {
   return tiles;
 }
 
-function dealOf(order) {
+// Positions 0-6 go to seat 0, 7-13 to seat 1, and so on; the rest is the bazaar.
+function dealOf(order, seats = 2) {
   const names = order.map((t) => TILE_NAMES[t]);
-  return { hands: [names.slice(0, 7), names.slice(7, 14)], bazaar: names.slice(14) };
+  const hands = Array.from({ length: seats }, (_, p) => names.slice(7 * p, 7 * p + 7));
+  return { hands, bazaar: names.slice(7 * seats) };
 }
 
 /**
- * The deal kva-fair/1 gives hand `hand` (0-based), redeal `redeal`:
- * {hands: [[7 names], [7 names]], bazaar: [14 names in draw order]}, names like "3-5".
+ * The deal kva-fair/1 gives hand `hand` (0-based), redeal `redeal`, one hand per client seed:
+ * {hands: [[7 names], …], bazaar: [28 − 7s names in draw order]}, names like "3-5".
  */
 export async function deriveDeal(serverSeedHex, clientSeedsHex, hand, redeal = 0) {
   const key = await hmacKey(serverSeedHex);
-  return dealOf(await shuffledOrder(key, clientSeedsHex, hand, redeal));
+  return dealOf(await shuffledOrder(key, clientSeedsHex, hand, redeal), clientSeedsHex.length);
 }
 
 const DOUBLES = new Set(["0-0", "1-1", "2-2", "3-3", "4-4", "5-5", "6-6"]);
@@ -115,7 +119,7 @@ function canonical(name) {
 }
 
 function difference(dealt, derived) {
-  for (const p of [0, 1]) {
+  for (let p = 0; p < derived.hands.length; p++) {
     const got = (dealt.hands?.[p] || []).map(canonical);
     const want = new Set(derived.hands[p]);
     if (got.length !== 7 || new Set(got).size !== 7 || got.some((n) => !want.has(n))) {
@@ -123,8 +127,9 @@ function difference(dealt, derived) {
     }
   }
   const bazaar = (dealt.bazaar || []).map(canonical);
-  if (bazaar.length !== 14) return "the bazaar is not 14 tiles";
-  for (let i = 0; i < 14; i++) {
+  const size = derived.bazaar.length;
+  if (bazaar.length !== size) return `the bazaar is not ${size} tiles`;
+  for (let i = 0; i < size; i++) {
     if (bazaar[i] !== derived.bazaar[i]) {
       return `bazaar[${i}] is ${bazaar[i]} where it derives ${derived.bazaar[i]}`;
     }
@@ -144,10 +149,13 @@ export async function verifyRecord(record) {
   if (!fair || typeof fair !== "object") return fail(0, "the record has no meta.fair");
   if (fair.scheme !== SCHEME) return fail(0, `meta.fair.scheme: must be '${SCHEME}'`);
   const seeds = fair.client_seeds;
+  const kozel = record.format === KOZEL_FORMAT;
+  const seats = kozel ? seatsOf(record) : 2;
   try {
     hexToBytes(fair.commitment, 32, "meta.fair.commitment");
-    if (!Array.isArray(seeds) || seeds.length !== 2) {
-      throw new Error("meta.fair.client_seeds: must list the two seats' client seeds");
+    if (!Array.isArray(seeds) || seeds.length !== seats) {
+      throw new Error(
+        `meta.fair.client_seeds: must list the ${SEAT_WORDS[seats] || seats} seats' client seeds`);
     }
     seeds.forEach((s, p) => hexToBytes(s, 16, `meta.fair.client_seeds[${p}]`));
   } catch (err) {
@@ -167,6 +175,7 @@ export async function verifyRecord(record) {
   }
   const hands = Array.isArray(record.hands) ? record.hands : [];
   if (!hands.length) return fail(0, "hands: the record has no hands");
+  if (kozel) return verifyKozelDeals(key, seeds, hands);
   for (let k = 0; k < hands.length; k++) {
     const derived =
       k === 0
@@ -174,6 +183,37 @@ export async function verifyRecord(record) {
         : dealOf(await shuffledOrder(key, seeds, k, 0));
     const problem = difference(hands[k]?.deal || {}, derived);
     if (problem) return fail(k, `hands[${k}].deal: not the deal ${SCHEME} derives: ${problem}`);
+  }
+  return { ok: true, hands: hands.length, error: null };
+}
+
+const KOZEL_FORMAT = "kozel/1";
+const SEAT_WORDS = { 2: "two", 3: "three", 4: "four" };
+
+/** The seats of a kozel/1 record: every seat of its sides. */
+function seatsOf(record) {
+  const sides = Array.isArray(record.sides) ? record.sides : [];
+  return sides.reduce((n, side) => n + (Array.isArray(side) ? side.length : 0), 0);
+}
+
+/**
+ * A kozel/1 record's deals (docs/fairness.md, "Kozel"): hand k's deals are its voided ones, in
+ * order, then the one played, and the r-th of them is redeal r of hand k. Whether a voided deal
+ * really breaks the redeal rule is the rules' check (kva record verify), not the deal's.
+ */
+async function verifyKozelDeals(key, seeds, hands) {
+  for (let k = 0; k < hands.length; k++) {
+    const voided = Array.isArray(hands[k]?.voided) ? hands[k].voided : [];
+    const deals = [...voided, hands[k]?.deal || {}];
+    for (let r = 0; r < deals.length; r++) {
+      const derived = dealOf(await shuffledOrder(key, seeds, k, r), seeds.length);
+      const problem = difference(deals[r] || {}, derived);
+      if (problem) {
+        const where = r < voided.length ? `hands[${k}].voided[${r}]` : `hands[${k}].deal`;
+        return { ok: false, hands: k,
+          error: `${where}: not the deal ${SCHEME} derives (redeal ${r}): ${problem}` };
+      }
+    }
   }
   return { ok: true, hands: hands.length, error: null };
 }

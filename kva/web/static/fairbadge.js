@@ -2,7 +2,7 @@
 // 3f9a1b2c…" from the first state, then, once the match is over, "all N deals verified" from
 // the finished record, or a loud warning saying why not. data-state: committed | verifying |
 // verified | failed | unavailable (WebCrypto needs HTTPS or localhost).
-import { t } from "./i18n.js";
+import { t, tn } from "./i18n.js";
 import { verifyRecord } from "./fair.js";
 import { setText, show } from "./dom.js";
 
@@ -69,7 +69,7 @@ export async function verifyAndShow(badge, record, expect = {}) {
     showFailure(badge, result.error);
     return "failed";
   }
-  set(badge, "verified", t("fair_verified", { n: result.hands }),
+  set(badge, "verified", tn("fair_verified", result.hands),
     fair ? t("fair_committed_title", { commitment: fair.commitment }) : "");
   return "verified";
 }

@@ -1,15 +1,20 @@
 // The game page: one WebSocket to the server, which is the only judge of the game.
 // Renders each `state` it receives (the full per-viewer view), reconnects by itself, and
 // resyncs with `hello` carrying the last version seen.
-import { t } from "./i18n.js";
+import { t, tn } from "./i18n.js";
 import { drawBoard, tileSVG } from "./tiles.js";
 import { byId as $, h, setText, show } from "./dom.js";
 import { openSocket } from "./socket.js";
 import { play } from "./sound.js";
+import { soundOf } from "./tablesound.js";
+import { tileText } from "./tilename.js";
 import { yourTurn } from "./attention.js";
 import { motionAllowed, pref } from "./preferences.js";
 import { newClientSeed } from "./fair.js";
 import { syncClock } from "./clock.js";
+import { showSpectators } from "./spectators.js";
+import { renderMoves } from "./movelist.js";
+import { aborted, initAbort, showAbort } from "./abort.js";
 import { showCommitment, showFailure, verifyAndShow } from "./fairbadge.js";
 import {
   forfeitText, initCommunity, noteState, onCommunityMessage, renderCommunity,
@@ -29,6 +34,9 @@ let fairChecked = false; // the finished record was fetched and judged
 let wasMyTurn = false; // whether the last render was the player's turn (sound, title)
 let animatedLast = null; // the board tile that last slid in (each new tile animates once)
 const finalBoards = new Map(); // hand number -> the board that hand ended with (view.last_board)
+// The result the player put aside to see the board whole ("See the board"): a hand's number,
+// or "match". Its dialog stays closed, and "Show the result" (outside the felt) brings it back.
+let resultAside = null;
 
 // ------------------------------------------------------------------ helpers
 function you() { return state ? state.you : null; }
@@ -55,18 +63,31 @@ function legalByTile(view) {
   return map;
 }
 
+/** A tile's name whose halves stay together on a narrow screen ("0‑5", a non-breaking hyphen). */
 function pipsOf(tiles) {
   return tiles.reduce((s, name) => s + name.split("-").map(Number).reduce((x, y) => x + y, 0), 0);
 }
 
 function toast(text) {
   const box = $("toast");
-  // While ends are offered the player looks at the board: no message may cover one.
-  if ($("board").querySelector(".end-target")) return;
+  // While ends are offered the player looks at the board: no message may cover one. While a
+  // finished hand's board is on show, news of the next hand would not belong to it.
+  const board = $("board");
+  if (board.querySelector(".end-target") || board.dataset.showing === "final") return;
   box.textContent = text;
+  fitToast();
   box.classList.add("show");
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => box.classList.remove("show"), 2600);
+}
+
+/** Keep the toast beside the open ends' sum, never over it (it is what the player reads after
+ * a move): again after each render, as the sum may have grown a digit. */
+function fitToast() {
+  const box = $("toast");
+  const felt = box.parentElement.getBoundingClientRect();
+  const sum = document.querySelector(".ends-sum-box").getBoundingClientRect();
+  box.style.maxWidth = `${Math.max(120, felt.right - sum.right - 16)}px`;
 }
 
 function setConnection(kind) {
@@ -105,7 +126,6 @@ function render() {
   const score = $("score");
   score.dataset.you = scoreOf(me);
   score.dataset.opponent = scoreOf(op);
-  setText("hand-no", t("hand_label", { n: view.hand_number }));
 
   // Opponent's tiles, face down (none while the seat is still empty).
   const oppHand = $("opp-hand");
@@ -141,16 +161,28 @@ function render() {
   // While a finished hand's result is on show, the board is the one that hand ended with.
   const result = resultToShow(view);
   const finalBoard = result ? finalBoards.get(result.number) : null;
+  // The felt's sum and hand number belong to the board on it: the finished hand's, while
+  // that is on show (the next hand may already have begun).
+  const shown = finalBoard || view.board;
+  setText("ends-sum", shown.ends_sum);
+  fitToast();
+  setText("hand-no", t("hand_label", { n: finalBoard ? result.number : view.hand_number }));
   if (finalBoard) {
-    drawBoard(board, finalBoard, {});
+    drawBoard(board, finalBoard, { size: pref("board") });
     board.dataset.showing = "final";
+    $("toast").classList.remove("show");
   } else {
     drawBoard(board, view.board, {
-      points, last, targets, onTarget: (end) => sendPlay(selected, end),
+      points, last, targets, size: pref("board"), onTarget: (end) => sendPlay(selected, end),
       targetLabel: (end) => t(`end_ask_${end}`, { n: asks[end] ?? "?" }),
     });
     board.dataset.showing = "current";
-    if (targets.length) $("toast").classList.remove("show");
+    if (targets.length) {
+      $("toast").classList.remove("show");
+      // A long line scrolls inside the felt: the first end offered comes into its view.
+      const first = board.querySelector(".end-target");
+      if (board.dataset.grows === "1" && first) first.scrollIntoView({ block: "nearest" });
+    }
   }
   board.setAttribute("aria-label", boardDescription({ ...view, board: finalBoard || view.board }));
   if (last !== animatedLast) {
@@ -158,7 +190,6 @@ function render() {
     if (placed && animatedLast !== null && motionAllowed()) placed.classList.add("enter");
     animatedLast = last;
   }
-  setText("ends-sum", view.board.ends_sum);
 
   // My hand.
   const hand = $("hand");
@@ -199,7 +230,7 @@ function render() {
     status.textContent = friend ? t("waiting_friend") : t("waiting_table");
   } else if (state.status === "cancelled") {
     turn.textContent = "";
-    status.textContent = t("cancelled");
+    status.textContent = aborted(state) ? t("aborted") : t("cancelled");
   } else if (view.over) {
     turn.textContent = "";
     status.textContent = "";
@@ -213,9 +244,11 @@ function render() {
       if (only === "draw") status.textContent = t("drawing");
       else if (only === "pass") status.textContent = t("passing");
       else if (selected && legal.get(selected).every((e) => e === null)) {
-        status.textContent = t("confirm_tile", { tile: selected });
-      } else if (selected) status.textContent = t("choose_end", { tile: selected });
-      else if (view.forced_opening) status.textContent = t("must_open", { tile: view.forced_opening });
+        status.textContent = t("confirm_tile", { tile: tileText(selected) });
+      } else if (selected) status.textContent = t("choose_end", { tile: tileText(selected) });
+      else if (view.forced_opening) {
+        status.textContent = t("must_open", { tile: tileText(view.forced_opening) });
+      }
       else status.textContent = t("choose_tile");
     } else if (you() === null) {
       status.textContent = t("watching");
@@ -226,6 +259,7 @@ function render() {
   show($("share-box"), state.status === "waiting");
   const resign = $("resign");
   if (resign) resign.disabled = view.over || state.status !== "active";
+  showAbort(state);
   renderResults();
   renderCommunity();
 }
@@ -239,7 +273,7 @@ function boardDescription(view) {
     + (view.board.opening ? 1 : 0);
   if (!view.board.ends.length) return t("board_empty_desc");
   const ends = view.board.ends.map((e) => t(`end_ask_${e.end}`, { n: e.asks }));
-  return t("board_desc", { count, ends: ends.join("; "), sum: view.board.ends_sum });
+  return t("board_desc", { tiles: tn("tiles", count), ends: ends.join("; "), sum: view.board.ends_sum });
 }
 
 /** Move the focus into a dialog that just opened (a keyboard or screen-reader player is
@@ -287,7 +321,7 @@ function fillHandResult(box, summary) {
     }
     return h("div", { class: "revealed-row" },
       h("span", { class: "revealed-name",
-        text: `${nameOf(seat)} · ${t("hand_pips", { pips: pipsOf(tiles) })}` }),
+        text: `${nameOf(seat)} · ${tn("hand_pips", pipsOf(tiles))}` }),
       list);
   });
   box.querySelector(".revealed").replaceChildren(...rows);
@@ -308,11 +342,6 @@ function showHandResult(summary) {
     setText("hr-next", "");
   }
   const opening = panel.hidden;
-  if (opening) {
-    panel.classList.remove("folded");
-    $("hr-fold").setAttribute("aria-expanded", "true");
-    setText("hr-fold", t("see_board"));
-  }
   show(panel);
   if (opening) focusInto($("hr-close"));
 }
@@ -331,15 +360,15 @@ function renderResults() {
   const view = state.view;
   const last = view.previous.length ? view.previous[view.previous.length - 1] : null;
   const showHand = resultToShow(view);
-  if (showHand) {
-    openResult = last.number;
-    showHandResult(last);
-  } else {
-    show("hand-result", false);
-  }
+  if (showHand) openResult = last.number;
+  const handAside = showHand !== null && resultAside === last.number;
+  if (showHand && !handAside) showHandResult(last);
+  else show("hand-result", false);
 
   const panel = $("match-result");
-  if (!view.over) {
+  const matchAside = view.over && resultAside === "match";
+  show("result-reopen", handAside || matchAside);
+  if (!view.over || matchAside) {
     show(panel, false);
     show("match-result-backdrop", false);
     return;
@@ -361,22 +390,18 @@ function renderResults() {
   const played = last && last.end !== "forfeit";
   if (played) fillHandResult(lastHand, last);
   show(lastHand, played);
-  if (panel.hidden && !panel.classList.contains("docked")) show("match-result-backdrop");
+  if (panel.hidden) show("match-result-backdrop");
   setText("mr-score", t("final_score", { a: view.scores[me], b: view.scores[1 - me] }));
   const opening = panel.hidden;
   show(panel);
   if (opening) focusInto($("mr-title"));
 }
 
-/** The sound of `event`: a tile placed (and points), or a hand or the match won or lost. */
+/** The sound of `event`: a tile placed (and points), or the match won or lost, on the board,
+ * by resignation or on time. */
 function sound(event) {
-  if (!event) return;
-  const move = event.move || event;
-  if (event.kind === "match_end" && you() !== null) {
-    play(state.view.winner === you() ? "win" : "lose");
-  } else if (move.kind === "play" || move.kind === "open") {
-    play(move.points ? "score" : "place");
-  }
+  const name = soundOf(event, you(), state.view.winner);
+  if (name) play(name);
 }
 
 /** The toast for `event`: whole sentences for you and for the other player. */
@@ -384,8 +409,7 @@ function announce(event) {
   if (!event) return;
   const move = event.move || event;
   const mine = isYou(move.p);
-  // A tile's name keeps its halves together on a narrow screen ("0‑5", a non-breaking hyphen).
-  const args = { name: nameOf(move.p), tile: move.tile && move.tile.replace("-", "\u2011") };
+  const args = { name: nameOf(move.p), tile: tileText(move.tile) };
   if (move.kind === "open") toast(mine ? t("opened_you", args) : t("opened", args));
   else if (move.kind === "play") {
     toast((mine ? t("played_you", args) : t("played", args))
@@ -418,6 +442,7 @@ function dismissHandResult(refocus = true) {
   const last = state.view.previous[state.view.previous.length - 1];
   if (last) sessionStorage.setItem(handResultKey(last.number), "1");
   openResult = null;
+  resultAside = null;
   show("hand-result", false);
   render(); // the current hand's board comes back in place of the finished one
   if (refocus) focusBack();
@@ -553,6 +578,7 @@ function onState(msg) {
   announce(event);
   sound(event);
   render();
+  renderMoves(msg, nameOf);
   syncClock(msg);
   onFair(msg);
 }
@@ -566,17 +592,27 @@ function onError(msg) {
 }
 
 $("hr-close").addEventListener("click", () => dismissHandResult());
-// "See the board" folds the hand's result to its title and buttons, and opens it again.
-$("hr-fold").addEventListener("click", () => {
-  const panel = $("hand-result");
-  const folded = panel.classList.toggle("folded");
-  $("hr-fold").setAttribute("aria-expanded", folded ? "false" : "true");
-  setText("hr-fold", folded ? t("show_result") : t("see_board"));
+// The last hand's result covers the hand; it closes itself once the player's time runs
+// (docs/rules.md, "Time control": the 10 s at a hand's start are for reading it).
+// The finished hand's board, when its result was put aside, makes way for the hand too.
+document.addEventListener("kva:my-time-runs", () => {
+  const handAside = resultAside !== null && resultAside !== "match";
+  if (state && (!$("hand-result").hidden || handAside)) dismissHandResult();
 });
-$("mr-close").addEventListener("click", () => {
-  $("match-result").classList.add("docked");
-  show("match-result-backdrop", false);
-  focusBack();
+// "See the board" puts the result aside: no part of its dialog stays over the board (a docked
+// or folded dialog still covered most of a phone's felt). "Show the result" brings it back.
+function putResultAside(which) {
+  resultAside = which;
+  render();
+  $("result-reopen").focus({ preventScroll: true });
+}
+$("hr-fold").addEventListener("click", () => putResultAside(openResult));
+$("mr-close").addEventListener("click", () => putResultAside("match"));
+$("result-reopen").addEventListener("click", () => {
+  const which = resultAside;
+  resultAside = null;
+  render();
+  focusInto(which === "match" ? $("mr-title") : $("hr-close"));
 });
 const resignBtn = $("resign");
 if (resignBtn) {
@@ -606,6 +642,7 @@ if (share && navigator.share) {
 }
 
 initCommunity({ send, nameOf, you, toast, getState: () => state });
+initAbort(send);
 setConnection("reconnecting");
 socket = openSocket(`/ws/m/${encodeURIComponent(matchId)}`, {
   hello: () => ({ type: "hello", version: state ? state.version : 0 }),
@@ -624,5 +661,6 @@ socket = openSocket(`/ws/m/${encodeURIComponent(matchId)}`, {
     rematch: onCommunityMessage,
     presence: onCommunityMessage,
     ratings: onCommunityMessage,
+    spectators: showSpectators,
   },
 });

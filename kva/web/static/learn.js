@@ -1,6 +1,7 @@
 // The interactive lesson: each step's position drawn with the game's tile renderer; the
 // learner's action goes to the server, which checks it with the rules engine and explains.
 // Progress: localStorage for everyone, and the account's table for registered players.
+import { tn } from "./i18n.js";
 import { byId as $, h, setText, show } from "./dom.js";
 import { drawBoard, tileSVG } from "./tiles.js";
 
@@ -60,7 +61,7 @@ function render(points = {}, last = null) {
   });
   setText("learn-sum", view.board.ends_sum);
   const me = view.player;
-  setText("learn-counts", fmt("counts", { opp: view.hand_counts[1 - me],
+  setText("learn-counts", fmt("counts", { opp: tn("tiles", view.hand_counts[1 - me]),
     drawable: view.bazaar_counts.drawable, locked: view.bazaar_counts.out_of_play }));
   setText("learn-score", fmt("score", { me: view.scores[me] + view.hand_points[me],
     opp: view.scores[1 - me] + view.hand_points[1 - me], target: view.target }));
@@ -114,6 +115,23 @@ async function send(action) {
     show("learn-next", true);
     syncServer([step.slug]);
   }
+  revealVerdict();
+}
+
+// On a phone the board and the hand fill the screen, so the verdict and its buttons (Next,
+// Try again) would open below the fold: scroll just enough to bring them in, the buttons'
+// bottom to the screen's bottom, or the verdict's top to the screen's top if both together
+// are taller than the screen.
+function revealVerdict() {
+  const box = $("learn-feedback");
+  const actions = box.parentElement.querySelector(".learn-actions") || box;
+  const margin = 8;
+  const top = box.getBoundingClientRect().top - margin;
+  const bottom = actions.getBoundingClientRect().bottom + margin;
+  if (top >= 0 && bottom <= window.innerHeight) return;
+  const by = top < 0 ? top : Math.min(bottom - window.innerHeight, top);
+  const still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  window.scrollBy({ top: by, behavior: still ? "auto" : "smooth" });
 }
 
 async function openStep(n) {

@@ -1,8 +1,10 @@
 // Reading and changing the player's preferences from the pages' modules (static/prefs.js has
-// already put them on <html> as data-pref-*). See kva/service/preferences.py for the choices.
+// already put them on <html> as data-pref-*). See kva/service/accounts/preferences.py for the choices.
 const root = document.documentElement;
 const KEY = "kva:prefs";
-const DEFAULTS = { sound: "off", motion: "system", theme: "system", confirm: "off", notify: "off" };
+const DEFAULTS = {
+  sound: "off", motion: "system", theme: "system", confirm: "off", notify: "off", board: "normal",
+};
 
 /** The current value of preference `name`. */
 export function pref(name) {

@@ -18,9 +18,12 @@ function fail(text) {
 }
 
 if (box) {
-  const params = new URLSearchParams({ target: box.dataset.target, bazaar: box.dataset.bazaar,
-                                       rated: box.dataset.rated, stake: box.dataset.stake || "0",
-                                       clock: box.dataset.clock || "" });
+  // A Kozel search names its table (seats, fish rule); a Georgian one its match settings.
+  const params = box.dataset.game === "kozel"
+    ? new URLSearchParams({ game: "kozel", seats: box.dataset.seats, fish: box.dataset.fish })
+    : new URLSearchParams({ target: box.dataset.target, bazaar: box.dataset.bazaar,
+                            rated: box.dataset.rated, stake: box.dataset.stake || "0",
+                            clock: box.dataset.clock || "" });
   const socket = openSocket(`/ws/quick?${params}`, {
     ping: 0, // the server speaks every second
     minDelay: 500,
@@ -35,7 +38,10 @@ if (box) {
     onState: (kind) => { if (kind === "reconnecting") setText(status, S.reconnecting); },
     on: {
       waiting: (msg) => {
-        setText(status, S.searching.replace("{range}", msg.range).replace("{waited}", msg.waited));
+        const searching = S.searching.replace("{range}", msg.range).replace("{waited}", msg.waited);
+        // A Kozel search also says how many players its table has found (the searcher too).
+        const found = S.found && msg.found !== undefined ? S.found[msg.found] : "";
+        setText(status, found ? `${found} · ${searching}` : searching);
         show(offer, Boolean(msg.offer_bot));
       },
       paired: (msg) => {
@@ -44,11 +50,17 @@ if (box) {
         location.assign(msg.url);
       },
       error: (msg) => {
+        if (msg.code === "too_early" || msg.code === "not_searching") { // a bots click too soon
+          fail(S[msg.code] || S.refused);
+          return;
+        }
         finished = msg.code !== "failed"; // a server hiccup: try again; a refusal: stop
         fail(S[msg.code] || S.refused);
       },
     },
   });
+  const bots = byId("quick-bots"); // Kozel: fill the free seats with bots once offered
+  if (bots) bots.addEventListener("click", () => socket.send({ type: "bots" }));
   cancel.addEventListener("click", () => {
     finished = true;
     socket.send({ type: "cancel" });

@@ -3,12 +3,14 @@
 // verified every move as it was played); this only lays it out.
 import { t } from "./i18n.js";
 import { drawBoard, tileSVG } from "./tiles.js";
+import { tileText } from "./tilename.js";
 
 const record = JSON.parse(document.getElementById("kva-record").textContent);
 const root = document.getElementById("replay");
 const seat = root.dataset.seat === "" ? null : Number(root.dataset.seat);
 import { byId as $, h, setText } from "./dom.js";
 import { verifyAndShow } from "./fairbadge.js";
+import { pref } from "./preferences.js";
 
 const canon = (name) => {
   const [a, b] = name.split("-").map(Number);
@@ -48,7 +50,7 @@ function buildSteps() {
       const say = (key, extra = {}) => t(seat === m.p ? `${key}_you` : key, { ...args, ...extra });
       if (m.draw) {
         held[m.p].add(canon(m.draw));
-        snap(say("replay_draw", { tile: m.draw }), null);
+        snap(say("replay_draw", { tile: tileText(m.draw) }), null);
         return;
       }
       if (m.pass) {
@@ -65,7 +67,7 @@ function buildSteps() {
         if (dbl) stavka = { n: x, end: null, closed: false };
         sum = dbl ? 2 * x : x + y;
         if (m.points) { points[tile] = m.points; scores[m.p] += m.points; }
-        snap(say("replay_open", { tile: m.play }), tile);
+        snap(say("replay_open", { tile: tileText(m.play) }), tile);
         return;
       }
       const end = m.end;
@@ -84,7 +86,7 @@ function buildSteps() {
       }
       sum = m.ends_sum;
       if (m.points) { points[tile] = m.points; scores[m.p] += m.points; }
-      snap(say("replay_play", { tile: m.play, end: t(`end_${end}`) }), tile);
+      snap(say("replay_play", { tile: tileText(m.play), end: t(`end_${end}`) }), tile);
     });
     if (hand.result) {
       const r = hand.result;
@@ -119,7 +121,8 @@ function showHand(el, tiles) {
 
 function render() {
   const step = steps[pos];
-  drawBoard($("replay-board"), step.board, { points: step.points, last: step.last });
+  drawBoard($("replay-board"), step.board, {
+    points: step.points, last: step.last, size: pref("board") });
   setText("replay-sum", step.sum);
   setText("replay-move", step.text);
   setText("replay-pos", t("replay_position", { i: pos + 1, n: steps.length }));

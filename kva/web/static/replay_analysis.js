@@ -1,12 +1,16 @@
 // Post-game analysis on the replay page: ask for it, show its progress, then the summary per
 // player, the list of marked moves (each a link to its position) and, on a marked move's
 // position, the mark and the best move drawn on the board.
-import { formatNumber, t } from "./i18n.js";
+import { formatPercent, t, tn } from "./i18n.js";
 import { byId as $, h, setText, show } from "./dom.js";
 import { drawBoard } from "./tiles.js";
+import { graphPoints, graphSide } from "./wingraph.js";
+import { tileText } from "./tilename.js";
 
 const record = JSON.parse($("kva-record").textContent);
 const matchId = $("replay").dataset.matchId;
+const seatText = $("replay").dataset.seat;
+const seat = seatText === "" || seatText === undefined ? null : Number(seatText);
 const S = JSON.parse($("analysis-strings").textContent);
 const fmt = (key, vars) => S[key].replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
 const box = $("analysis");
@@ -26,13 +30,13 @@ let byStep = {};
 function actionText(a) {
   if (a.type === "draw") return S.draw;
   if (a.type === "pass") return S.pass;
-  return a.end ? fmt("play", { tile: a.tile, end: t(`end_${a.end}`) }) : a.tile;
+  return a.end ? fmt("play", { tile: tileText(a.tile), end: t(`end_${a.end}`) }) : tileText(a.tile);
 }
 
 // Points to one decimal; a match-win chance in whole percentage points (the search's own
 // noise is larger than a tenth of a point, so more digits would be false precision).
-const pointsText = (n) => fmt("points", { n: formatNumber(Math.round(n * 10) / 10) });
-const winText = (n) => fmt("win", { n: formatNumber(Math.round(n)) });
+const pointsText = (n) => tn("analysis_points", Math.round(n * 10) / 10);
+const winText = (n) => tn("win_chance", Math.round(n));
 
 function lossText(d) {
   return d.unit === "points" ? pointsText(d.loss) : winText(d.loss);
@@ -80,7 +84,7 @@ function render(analysis) {
   body.replaceChildren();
   for (const s of analysis.summary) {
     body.appendChild(h("tr", { dataset: { player: String(s.player) } },
-      h("th", { text: playerName(s.player), scope: "row" }), cell(1, `${s.accuracy}%`),
+      h("th", { text: playerName(s.player), scope: "row" }), cell(1, formatPercent(s.accuracy)),
       cell(2, averageLossText(s)), cell(3, String(s.inaccuracy)),
       cell(4, String(s.mistake)), cell(5, String(s.blunder))));
   }
@@ -103,8 +107,8 @@ function render(analysis) {
   showCurrent(Number($("replay").dataset.position || 0));
 }
 
-// The match's win-chance graph: the first player's chance after each analysed decision, 100%
-// at the top; the hands divided by faint lines; a marked move is a dot to tap.
+// The match's win-chance graph (wingraph.js): one player's chance after each of their analysed
+// decisions and at the match's end, 100% at the top; the hands divided by faint lines; a marked move is a dot to tap.
 const SVG = "http://www.w3.org/2000/svg";
 function svg(name, attrs, parent) {
   const node = document.createElementNS(SVG, name);
@@ -114,7 +118,8 @@ function svg(name, attrs, parent) {
 }
 
 function renderGraph(decisions) {
-  const points = decisions.filter((d) => typeof d.chance === "number");
+  const side = graphSide(seat);
+  const points = graphPoints(decisions, side, record.winner ?? null, record.hands.length);
   const figure = $("win-graph");
   if (points.length < 2) { show(figure, false); return; }
   const chart = $("win-graph-svg");
@@ -136,19 +141,19 @@ function renderGraph(decisions) {
   svg("polygon", { points: `${x(0)},${y(50)} ${line} ${x(points.length - 1)},${y(50)}`,
     class: "wg-area" }, chart);
   svg("polyline", { points: line, class: "wg-line" }, chart);
-  const first = playerName(0);
+  const first = playerName(side);
   points.forEach((d, i) => {
     if (!d.mark) return;
     const step = stepOf[`${d.hand}:${d.move}`];
     const dot = svg("circle", { cx: x(i), cy: y(d.chance), r: 5, tabindex: 0, role: "button",
       class: `wg-dot mark-${d.mark}`, "data-step": step,
-      "aria-label": fmt("graph_point", { hand: d.hand, move: d.move + 1, chance: d.chance,
+      "aria-label": fmt("graph_point", { hand: d.hand, move: d.move + 1, chance: formatPercent(d.chance),
         name: first }) }, chart);
     const go = () => document.dispatchEvent(new CustomEvent("kva:replay-go", { detail: step }));
     dot.addEventListener("click", go);
     dot.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") go(); });
   });
-  setText("win-graph-caption", fmt("graph", { top: first, bottom: playerName(1) }));
+  setText("win-graph-caption", fmt("graph", { top: first, bottom: playerName(1 - side) }));
 }
 
 async function poll() {

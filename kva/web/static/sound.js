@@ -1,5 +1,6 @@
 // Table sounds, made with Web Audio on the spot (nothing to download, nothing to wait for): a
-// tile placed, your turn, points scored, the clock's last seconds, a hand or match won or lost.
+// tile placed, a knock, your turn, points scored, the clock's last seconds, a hand or match won
+// or lost.
 // Silent unless the player turned sound on (/settings). Browsers let a page make sound only
 // after a gesture, so the audio context is started by the first tap or key press.
 import { pref } from "./preferences.js";
@@ -21,6 +22,7 @@ for (const kind of ["pointerdown", "keydown"]) {
 // Each sound: notes of [frequency Hz, start s, length s, wave, volume].
 const SOUNDS = {
   place: [[330, 0, 0.05, "triangle", 0.22], [196, 0.01, 0.08, "sine", 0.12]],
+  knock: [[140, 0, 0.06, "square", 0.12], [140, 0.12, 0.06, "square", 0.12]],
   turn: [[660, 0, 0.09, "sine", 0.1], [880, 0.1, 0.14, "sine", 0.1]],
   score: [[523, 0, 0.08, "triangle", 0.12], [659, 0.08, 0.08, "triangle", 0.12],
     [784, 0.16, 0.16, "triangle", 0.12]],

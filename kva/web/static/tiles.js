@@ -1,5 +1,7 @@
-// Domino tiles and the board as SVG: ivory tiles with pips, the stavka marked, lines L/R
-// through the opening, U/D vertically from the stavka. Pure drawing: no game logic here.
+// Domino tiles and the board as SVG: ivory tiles with pips, the stavka marked, the line laid
+// out by snake.js at the biggest size that fits. Pure drawing: no game logic here.
+import { snakeLayout, boxesFor } from "./snake.js";
+
 const NS = "http://www.w3.org/2000/svg";
 const U = 40; // one unit (a tile's short side) in SVG user units
 const GAP = 0.08;
@@ -75,92 +77,71 @@ export function tileSVG(name, { horizontal = false, back = false } = {}) {
   return svg;
 }
 
-/**
- * Place one line of tiles from `start` (the middle of the near edge of its first slot) along
- * the unit vector `dir`. Ordinary tiles lie lengthwise, doubles crosswise. Once the line would
- * reach `limit` units from the centre along its axis it turns a corner (clockwise for R,
- * counter-clockwise for L), so a long hand stays compact on a narrow screen.
- */
-function placeLine(line, start, dir, end, limit, turn, out) {
-  let [cx, cy] = start;
-  let [dx, dy] = dir;
-  let turned = !limit;
-  for (const t of line) {
-    const len = t.double ? 1 : 2;
-    if (!turned && (cx * dx + cy * dy) + len > limit) {
-      const [nx, ny] = turn === "cw" ? [-dy, dx] : [dy, -dx];
-      cx += dx * 0.5 - nx * 0.5;
-      cy += dy * 0.5 - ny * 0.5;
-      [dx, dy] = [nx, ny];
-      turned = true;
-    }
-    const horizontalLine = dy === 0;
-    // The tile's rectangle: `len` along the line, 1 (2 for a double) across it.
-    const across = t.double ? 2 : 1;
-    const w = horizontalLine ? len : across;
-    const h = horizontalLine ? across : len;
-    const x0 = Math.min(cx, cx + dx * len) - (horizontalLine ? 0 : across / 2);
-    const y0 = Math.min(cy, cy + dy * len) - (horizontalLine ? across / 2 : 0);
-    // Which half is drawn first (left or top): the touching half faces where the line comes from.
-    const towardStart = dx + dy < 0; // the line runs left or up: the touching half is drawn second
-    const [a, b] = towardStart ? [t.outer, t.touch] : [t.touch, t.outer];
-    out.tiles.push({ tile: t.tile, a, b, x: x0, y: y0, horizontal: w > h,
-      stavka: t.stavka, end, lineDir: [dx, dy] });
-    if (t.stavka) out.stavka = { x: x0 + w / 2, y: y0 + h / 2, dir: [dx, dy] };
-    cx += dx * len;
-    cy += dy * len;
+/** How big the board's tiles are, by the player's board-size setting (pixels per unit, a
+ * tile's short side; its body is 0.92 of that): the biggest at which the whole line fits the
+ * felt is taken, down to `least`; where it does not fit even then, a board that may `grow`
+ * keeps `least` and grows downwards (the felt scrolls it), else the tiles shrink further. */
+export const BOARD_SIZES = {
+  small: { most: 30, least: 8, grow: false },
+  normal: { most: 40, least: 27, grow: true },
+  large: { most: 52, least: 36, grow: true },
+};
+const PAD = 0.5; // units of felt around the line
+const SMALLEST = 8;
+const SCROLLBAR = 16; // px a growing board leaves for the felt's scroll bar
+
+function fitting(board, w, h, wings) {
+  for (const box of boxesFor(board, w, h)) {
+    const layout = snakeLayout(board, box, wings);
+    if (layout) return { layout, box };
   }
-  const horizontalLine = dy === 0;
-  out.slots[end] = {
-    x: horizontalLine ? Math.min(cx, cx + dx * 2) : cx - 0.5,
-    y: horizontalLine ? cy - 0.5 : Math.min(cy, cy + dy * 2),
-    horizontal: horizontalLine,
-  };
+  return null;
 }
 
-/**
- * Lay out a board ({opening, lines}) as rectangles in units: L and R run out from the opening
- * (turning a corner past `limit`), U and D from the stavka's free sides. Returns
- * {tiles: [{tile, a, b, x, y, horizontal, stavka, end}], slots: {L,R,U,D: {x,y,horizontal}}}.
- */
-export function layoutBoard(board, limit = 0) {
-  const out = { tiles: [], slots: {}, stavka: null, empty: false };
-  const op = board.opening;
-  if (!op) return { ...out, empty: true };
-  if (op.double) {
-    out.tiles.push({ tile: op.tile, a: op.left, b: op.right, x: -0.5, y: -1, horizontal: false,
-      stavka: op.stavka, end: null, lineDir: [1, 0] });
-    if (op.stavka) out.stavka = { x: 0, y: 0, dir: [1, 0] };
-  } else {
-    out.tiles.push({ tile: op.tile, a: op.left, b: op.right, x: -1, y: -0.5, horizontal: true,
-      stavka: false, end: null, lineDir: [1, 0] });
+/** The layout of `board` on a felt `bw` x `bh` pixels, and whether it grows past `bh` (never
+ * unless `mayGrow`). */
+export function layoutFor(board, bw, bh, size = "normal", wings = true, mayGrow = true) {
+  const { most, least, grow: sizeGrows } = BOARD_SIZES[size] || BOARD_SIZES.normal;
+  const grow = sizeGrows && mayGrow;
+  for (let px = most; px >= least; px *= 0.94) {
+    const found = fitting(board, bw / px - 2 * PAD, bh / px - 2 * PAD, wings);
+    if (found) return { ...found, grows: false };
   }
-  const half = op.double ? 0.5 : 1;
-  placeLine(board.lines.R || [], [half, 0], [1, 0], "R", limit, "cw", out);
-  placeLine(board.lines.L || [], [-half, 0], [-1, 0], "L", limit, "cw", out);
-  if (out.stavka) {
-    const { x, y, dir } = out.stavka;
-    const horizontalLine = dir[1] === 0;
-    const up = horizontalLine ? [0, -1] : [-1, 0];
-    const down = horizontalLine ? [0, 1] : [1, 0];
-    placeLine(board.lines.U || [], [x + up[0], y + up[1]], up, "U", 0, "cw", out);
-    placeLine(board.lines.D || [], [x + down[0], y + down[1]], down, "D", 0, "cw", out);
+  for (let px = least; px >= SMALLEST; px *= 0.94) {
+    // Each arm in its own quarter where it can be, else wherever the line finds room.
+    for (const quarters of grow ? [true, false] : []) {
+      const found = fitting(board, (bw - SCROLLBAR) / px - 2 * PAD, Number.POSITIVE_INFINITY,
+        wings && quarters);
+      if (found) return { ...found, px, grows: true };
+    }
+    const found = fitting(board, bw / px - 2 * PAD, bh / px - 2 * PAD, wings);
+    if (found) return { ...found, grows: false };
   }
-  return out;
+  return { ...fitting(board, 1e4, 1e4, wings), grows: false }; // one straight line: always fits
 }
 
 /**
  * Draw `board` into `svg`. `options`: points (tile name -> points scored), last (tile name),
  * targets (ends to offer as clickable slots), onTarget(end), targetLabel(end) (a target's
- * accessible name), emptyText.
+ * accessible name), emptyText, size (a key of BOARD_SIZES: the board-size setting).
  */
 export function drawBoard(svg, board, options = {}) {
   while (svg.firstChild) svg.removeChild(svg.firstChild);
-  const box = svg.getBoundingClientRect();
-  const aspect = box.height > 0 ? box.width / box.height : 2;
-  const limit = options.limit ?? (aspect < 1.4 ? 8 : aspect < 2.2 ? 11 : 15);
-  const { tiles, slots, empty } = layoutBoard(board, limit);
-  let minX = -3; let maxX = 3; let minY = -2.6; let maxY = 2.6;
+  const wrap = svg.parentElement;
+  svg.style.height = "";
+  if (wrap) wrap.style.maxHeight = "";
+  const rect = svg.getBoundingClientRect();
+  const [bw, bh] = rect.height > 0 ? [rect.width, rect.height] : [600, 300];
+  const lines = board.lines || {};
+  const wings = Boolean((lines.U || []).length || (lines.D || []).length
+    || (options.targets || []).some((e) => e === "U" || e === "D"));
+  // Two ends offered at once must both be in view: the whole line fits the felt meanwhile.
+  const mayGrow = (options.targets || []).length < 2;
+  const { layout, box, px, grows } = layoutFor(board, bw, bh, options.size, wings, mayGrow);
+  const { tiles, slots, empty } = layout;
+  // A short line keeps some felt around it (within the box it was laid out in).
+  let minX = Math.max(-3, box.x0); let maxX = Math.min(3, box.x1);
+  let minY = Math.max(-2.6, box.y0); let maxY = Math.min(2.6, box.y1);
   const grow = (x, y, w, h) => {
     minX = Math.min(minX, x); maxX = Math.max(maxX, x + w);
     minY = Math.min(minY, y); maxY = Math.max(maxY, y + h);
@@ -190,8 +171,10 @@ export function drawBoard(svg, board, options = {}) {
   const BW = 1.1;
   const BH = 0.56;
   const taken = tiles.map((t) => ({ x: t.x, y: t.y, w: t.horizontal ? 2 : 1, h: t.horizontal ? 1 : 2 }));
-  const free = (bx, by) => taken.every((r) => bx + BW / 2 <= r.x + 0.02 || bx - BW / 2 >= r.x + r.w - 0.02
-    || by + BH / 2 <= r.y + 0.02 || by - BH / 2 >= r.y + r.h - 0.02);
+  const inBox = (bx, by) => bx - BW / 2 >= box.x0 && bx + BW / 2 <= box.x1
+    && by - BH / 2 >= box.y0 && by + BH / 2 <= box.y1;
+  const free = (bx, by) => inBox(bx, by) && taken.every((r) => bx + BW / 2 <= r.x + 0.02
+    || bx - BW / 2 >= r.x + r.w - 0.02 || by + BH / 2 <= r.y + 0.02 || by - BH / 2 >= r.y + r.h - 0.02);
   for (const { t, w, h, pts } of badges) {
     const above = [t.x + w / 2, t.y - 0.36];
     const below = [t.x + w / 2, t.y + h + 0.36];
@@ -231,11 +214,18 @@ export function drawBoard(svg, board, options = {}) {
       });
     }
   }
-  const pad = 0.5;
-  const vx = (minX - pad) * U;
-  const vy = (minY - pad) * U;
-  const vw = (maxX - minX + 2 * pad) * U;
-  const vh = (maxY - minY + 2 * pad) * U;
+  const vx = (minX - PAD) * U;
+  const vy = (minY - PAD) * U;
+  const vw = (maxX - minX + 2 * PAD) * U;
+  const vh = (maxY - minY + 2 * PAD) * U;
   svg.setAttribute("viewBox", `${vx} ${vy} ${vw} ${vh}`);
   svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
+  // A long line at a readable size is taller than the felt: the board grows and the felt
+  // scrolls it (the styles keep the height through the CSSOM, which the CSP allows).
+  const tall = (vh / U) * px;
+  if (grows && tall > bh) {
+    svg.style.height = `${Math.ceil(tall)}px`;
+    if (wrap) wrap.style.maxHeight = `${Math.floor(bh)}px`;
+  }
+  svg.dataset.grows = grows && tall > bh ? "1" : "0";
 }

@@ -245,7 +245,7 @@ async def test_bot_rules_for_accounts(server: ServerThread) -> None:
 
 async def test_a_bot_challenges_a_person_who_accepts_on_the_bots_page(
         server: ServerThread) -> None:
-    owner, _bot_name, token = await new_bot(server.base_url)
+    owner, bot_name, token = await new_bot(server.base_url)
     person, person_name = await registered(server.base_url, "h")
     api = ApiClient(server.base_url, token)
     events = await Stream(api, "/api/bot/stream").open()
@@ -260,6 +260,9 @@ async def test_a_bot_challenges_a_person_who_accepts_on_the_bots_page(
     match_id = r.headers["location"].rsplit("/", 1)[1]
     started = await events.wait_for(lambda m: m.get("type") == "match_start")
     assert started["match"] == {"id": match_id, "challenge_id": challenge["id"], "seat": 0,
+                                "game": "georgian", "seats": 2,
+                                "players": [{"name": bot_name, "bot": None},
+                                            {"name": person_name, "bot": None}],
                                 "opponent": person_name,
                                 "rules": {"target": 175, "bazaar": "draw"}, "rated": True}
     r = await api.http.get(f"/api/challenge/{challenge['id']}")

@@ -14,9 +14,9 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
+from kva.settings.network import parse_trusted_proxies
 from kva.storage.botapi import Challenge
 from kva.storage.models import User
-from kva.web.security import parse_trusted_proxies
 from tests.helpers.accounts_help import registered
 from tests.web.botapi.botapi_help import ApiClient, Stream, new_bot
 
