@@ -13,9 +13,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Chromium and nginx (Debian packages: downloads, then dpkg) are needed only by the database
+# passes at the end, so on a fresh machine they install in the background while the venv is
+# set up and lint, types, the plain install and the no-database tests run (run first, they would
+# add their whole download and install time to the suite). Their output is shown once waited for.
+packages_pid=""
+packages_log=$(mktemp)
+trap '[ -n "$packages_pid" ] && kill "$packages_pid" 2>/dev/null; rm -f "$packages_log"' EXIT
+(
+  [ ! -f scripts/install-browser.sh ] || bash scripts/install-browser.sh
+  [ ! -f scripts/install-nginx.sh ] || bash scripts/install-nginx.sh
+) >"$packages_log" 2>&1 &
+packages_pid=$!
+
 bash scripts/setup.sh
-[ -f scripts/install-browser.sh ] && bash scripts/install-browser.sh
-[ -f scripts/install-nginx.sh ] && bash scripts/install-nginx.sh
 bash scripts/services.sh
 
 # The browser tests (tests/e2e) run in the SQLite pass only: what they check is the page, and
@@ -37,7 +48,7 @@ done
 
 pure_pid=""
 pure_log=$(mktemp)
-trap '[ -n "$pure_pid" ] && kill "$pure_pid" 2>/dev/null; rm -f "$pure_log"' EXIT
+trap '[ -n "$packages_pid" ] && kill "$packages_pid" 2>/dev/null; [ -n "$pure_pid" ] && kill "$pure_pid" 2>/dev/null; rm -f "$packages_log" "$pure_log"' EXIT
 if [ $# -eq 0 ] && [ ${#no_db_tests[@]} -gt 0 ]; then
   echo "== pytest (no database), in the background: ${no_db_tests[*]}"
   .venv/bin/pytest -q -p no:cacheprovider --durations=15 "${no_db_tests[@]}" >"$pure_log" 2>&1 &
@@ -61,13 +72,21 @@ if [ -n "$pure_pid" ]; then
   [ "$status" -eq 0 ] || exit "$status"
 fi
 
+if [ -n "$packages_pid" ]; then
+  packages_status=0
+  wait "$packages_pid" || packages_status=$?
+  packages_pid=""
+  cat "$packages_log"
+  [ "$packages_status" -eq 0 ] || exit "$packages_status"
+fi
+
 # The database-backed tests, against SQLite here and against PostgreSQL in the background at
 # the same time (two cores; each pass alone leaves much of the other idle, waiting on its
 # servers and browsers). Each pass has its own Redis database: keys are kept per database, and
-# the broker's channels carry the database's number (kva.service.broker.RedisBroker.prefix).
+# the broker's channels carry the database's number (kva.service.cluster.broker.RedisBroker.prefix).
 pg_pid=""
 pg_log=$(mktemp)
-trap '[ -n "$pure_pid" ] && kill "$pure_pid" 2>/dev/null; [ -n "$pg_pid" ] && kill "$pg_pid" 2>/dev/null; rm -f "$pure_log" "$pg_log"' EXIT
+trap '[ -n "$pure_pid" ] && kill "$pure_pid" 2>/dev/null; [ -n "$pg_pid" ] && kill "$pg_pid" 2>/dev/null; rm -f "$packages_log" "$pure_log" "$pg_log"' EXIT
 if [ ${#pg_tests[@]} -gt 0 ]; then
   echo "== pytest (PostgreSQL), in the background: ${pg_tests[*]}"
   KVA_TEST_DATABASE_URL=${KVA_TEST_DATABASE_URL:-postgresql+asyncpg://postgres@127.0.0.1:5432/postgres} \

@@ -87,6 +87,17 @@ def test_every_setting_the_code_reads_is_in_the_configuration_table() -> None:
     assert sorted(KNOWN_VARIABLES ^ table) == [], "known to kva.config or in the table, not both"
 
 
+def test_the_configuration_table_states_each_number_setting_s_range() -> None:
+    """Each number setting's row ends with the range kva/config.py holds it to
+    (``RANGES``), and only number settings' rows state one."""
+    from kva.config import RANGES
+
+    stated = dict(re.findall(r"^\| `(KVA_[A-Z0-9_]+)` \|.* Range: ([^|]+)\. \|$",
+                             (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8"),
+                             re.MULTILINE))
+    assert stated == {name: allowed.text() for name, allowed in RANGES.items()}
+
+
 def test_every_documented_setting_is_accepted_at_start() -> None:
     """Each name in the table passes the start's check of unknown names; set to nothing, each
     takes its default."""
