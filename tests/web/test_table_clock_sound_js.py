@@ -143,3 +143,31 @@ def test_a_kozel_match_already_over_is_not_heard_again() -> None:
     over = {**KOZEL, "over": True, "losers": [1, 3]}
     assert _kozel({"kind": "resign", "p": 1}, None, over, 0) is None  # the page opened after it
     assert _kozel({"kind": "resign", "p": 1}, over, over, 0) is None
+
+
+def _warning(running_ms: int, last_warned: int | None, seat: int = 0) -> Any:
+    clock = {**BLITZ, "left": [0, 60_000], "running_ms": running_ms}
+    face = f"m.clockFace({json.dumps(clock)}, {seat}, 0)"
+    return evaluate("clockface.js", [f"[m.isLow({face}), m.warningDue({face}, "
+                                     f"{json.dumps(last_warned)})]"])[0]
+
+
+def test_a_clock_in_its_last_ten_seconds_is_low_and_warns_at_its_second() -> None:
+    assert _warning(9_200, None) == [True, 10]
+    assert _warning(2_500, 4) == [True, 3]
+
+
+def test_a_second_already_warned_at_warns_no_more() -> None:
+    assert _warning(9_200, 10) == [True, None]
+
+
+def test_a_clock_with_more_than_ten_seconds_neither_is_low_nor_warns() -> None:
+    assert _warning(10_001, None) == [False, None]
+
+
+def test_a_clock_that_does_not_run_never_warns() -> None:
+    assert _warning(5_000, None, seat=1) == [False, None]
+
+
+def test_a_clock_at_zero_is_low_but_warns_no_more() -> None:
+    assert _warning(0, None) == [True, None]

@@ -6,11 +6,9 @@
 // match with no clock (preset "none") times only each player's first move: its clock shows
 // only while that time runs.
 import { byId as $, setText, show } from "./dom.js";
-import { buzz, play } from "./sound.js";
-import { clockFace, timeRuns } from "./clockface.js";
+import { warnClock } from "./sound.js";
+import { clockFace, isLow, timeRuns, warningDue } from "./clockface.js";
 import { renderSoundButton } from "./soundbutton.js";
-
-const WARN_MS = 10_000; // the last seconds: red, a beep and a vibration
 
 let clock = null; // the last state's `clock`
 let receivedAt = 0; // performance.now() when it came
@@ -19,11 +17,6 @@ let mine = null; // the viewer's seat (warnings are for their own time only)
 let timer = null;
 let lastWarned = null; // the whole second last warned at, for the running turn
 let runTold = false; // whether the page was told that the viewer's time now runs, this turn
-
-function warn(seconds) {
-  play(seconds <= 3 ? "warnHigh" : "warn");
-  if (seconds === 10) buzz(200);
-}
 
 function paint() {
   if (!clock) return;
@@ -46,14 +39,12 @@ function paint() {
     setText(box.querySelector(".clock-reserve"), face.reserve);
     box.dataset.ms = String(total);
     box.classList.toggle("running", running);
-    box.classList.toggle("low", running && total <= WARN_MS);
+    box.classList.toggle("low", isLow(face));
     box.classList.toggle("flagged", face.flagged);
-    if (running && seat === mine && total <= WARN_MS && total > 0) {
-      const second = Math.ceil(total / 1000);
-      if (second !== lastWarned) {
-        lastWarned = second;
-        warn(second);
-      }
+    const due = seat === mine ? warningDue(face, lastWarned) : null;
+    if (due !== null) {
+      lastWarned = due;
+      warnClock(due);
     }
   }
 }

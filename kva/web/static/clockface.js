@@ -30,3 +30,20 @@ export function timeRuns(clock, seat, elapsed) {
   if (clock.seat !== seat) return false;
   return clock.running_ms - elapsed <= clock.per_move * 1000 + clock.left[seat];
 }
+
+/** The last milliseconds of a running clock: it shows red, and its own player is warned once
+ * a second (a beep, higher in the last three; a vibration at ten). */
+export const WARN_MS = 10_000;
+
+/** Whether `face` (a clockFace) is a running clock in its last seconds. */
+export function isLow(face) {
+  return face.running && face.ms <= WARN_MS;
+}
+
+/** The whole second to warn the clock's own player at now, or null: none is due, or
+ * `lastWarned` (the second last warned at, this turn; null for none) is this one. */
+export function warningDue(face, lastWarned) {
+  if (!isLow(face) || face.ms <= 0) return null;
+  const second = Math.ceil(face.ms / 1000);
+  return second === lastWarned ? null : second;
+}

@@ -58,3 +58,10 @@ export function buzz(pattern) {
   if (!navigator.vibrate) return;
   try { navigator.vibrate(pattern); } catch { /* not allowed here */ }
 }
+
+/** Warn a player that their clock reads `seconds` (clockface.js's warningDue): a beep, higher
+ * in the last three seconds, and a vibration at ten. */
+export function warnClock(seconds) {
+  play(seconds <= 3 ? "warnHigh" : "warn");
+  if (seconds === 10) buzz(200);
+}

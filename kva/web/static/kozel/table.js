@@ -8,9 +8,9 @@ import { byId as $, h, setText, show } from "../dom.js";
 import { openSocket } from "../socket.js";
 import { newClientSeed } from "../fair.js";
 import { verifyAndShow } from "../fairbadge.js";
-import { clockFace, timeRuns } from "../clockface.js";
+import { clockFace, isLow, timeRuns, warningDue } from "../clockface.js";
 import { showMoves } from "../movelist.js";
-import { play } from "../sound.js";
+import { play, warnClock } from "../sound.js";
 import { kozelSoundOf } from "../tablesound.js";
 import { yourTurn } from "../attention.js";
 import "../soundbutton.js";
@@ -24,6 +24,7 @@ let selected = null; // the tile whose end the player is choosing
 let handShown = 0; // the number of the hand whose end the player has seen (0: none)
 let seedSentAt = -1; // the version a client seed was sent at (kva-fair/1)
 let clockAt = 0; // performance.now() when the last state (and its clock) came
+let lastWarned = null; // the whole second the player was last warned at, this turn
 let handEndSince = 0; // performance.now() when the hand's summary last opened
 let ratings = null; // a rated match's Kozel rating changes, one per seat (its end shows them)
 let fairChecked = false; // the finished record's deals were sent for checking
@@ -76,16 +77,26 @@ function clockNode(seat) {
   return h("span", { class: "k-clock", "data-testid": "kozel-clock", "data-seat": String(seat) });
 }
 
-/** The clocks counted down from the last state's. Once the summary has been up for a reading
- * time, the player's own time running closes the hand's summary, so that it never runs unseen
- * behind it (as at the Georgian table). */
+/** The clocks counted down from the last state's, red in their last seconds, the player's
+ * own with a beep each of those seconds (as at the Georgian table). Once the summary has been
+ * up for a reading time, the player's own time running closes the hand's summary, so that it
+ * never runs unseen behind it. */
 function paintClocks() {
   if (!state || !state.clock) return;
   const elapsed = performance.now() - clockAt;
+  let mine = null;
   for (const box of root.querySelectorAll(".k-clock")) {
-    const face = clockFace(state.clock, Number(box.dataset.seat), elapsed);
+    const seat = Number(box.dataset.seat);
+    const face = clockFace(state.clock, seat, elapsed);
     box.textContent = `${face.move} + ${face.reserve}`;
     box.classList.toggle("k-running", face.running);
+    box.classList.toggle("k-low", isLow(face));
+    if (seat === state.you) mine = face;
+  }
+  const due = mine ? warningDue(mine, lastWarned) : null;
+  if (due !== null) {
+    lastWarned = due;
+    warnClock(due);
   }
   const read = performance.now() - handEndSince >= READING_MS;
   if (state.you !== null && !$("k-hand-end").hidden && read
@@ -425,6 +436,7 @@ function onState(msg) {
   const before = state ? state.view : null;
   state = msg;
   clockAt = performance.now();
+  if (!msg.clock || msg.clock.seat !== msg.you) lastWarned = null;
   const sound = kozelSoundOf(msg.event, before, msg.view, msg.you);
   if (sound) play(sound);
   busy = false;
