@@ -10,6 +10,7 @@ const root = document.getElementById("replay");
 const seat = root.dataset.seat === "" ? null : Number(root.dataset.seat);
 import { byId as $, h, setText } from "./dom.js";
 import { verifyAndShow } from "./fairbadge.js";
+import { replayNavigation } from "./replaynav.js";
 import { pref } from "./preferences.js";
 
 const canon = (name) => {
@@ -108,7 +109,6 @@ function buildSteps() {
 }
 
 const steps = buildSteps();
-let pos = 0;
 
 function showHand(el, tiles) {
   el.replaceChildren();
@@ -119,42 +119,21 @@ function showHand(el, tiles) {
   }
 }
 
-function render() {
+function render(pos) {
   const step = steps[pos];
   drawBoard($("replay-board"), step.board, {
     points: step.points, last: step.last, size: pref("board") });
   setText("replay-sum", step.sum);
   setText("replay-move", step.text);
-  setText("replay-pos", t("replay_position", { i: pos + 1, n: steps.length }));
   for (const p of [0, 1]) {
     $(`r-name${p}`).textContent = playerName(p);
     $(`r-hname${p}`).textContent = playerName(p);
     $(`r-score${p}`).textContent = step.scores[p];
     showHand($(`r-hand${p}`), step.hands[p]);
   }
-  $("replay-prev").disabled = pos === 0;
-  $("replay-first").disabled = pos === 0;
-  $("replay-next").disabled = pos === steps.length - 1;
-  $("replay-last").disabled = pos === steps.length - 1;
-  root.dataset.position = pos;
-  document.dispatchEvent(new CustomEvent("kva:replay-step", { detail: { pos } })); // analysis
 }
 
-function go(to) {
-  pos = Math.max(0, Math.min(steps.length - 1, to));
-  render();
-}
-
-$("replay-prev").addEventListener("click", () => go(pos - 1));
-$("replay-next").addEventListener("click", () => go(pos + 1));
-$("replay-first").addEventListener("click", () => go(0));
-$("replay-last").addEventListener("click", () => go(steps.length - 1));
-document.addEventListener("kva:replay-go", (e) => go(e.detail)); // replay_analysis.js
-document.addEventListener("keydown", (e) => {
-  if (e.key === "ArrowLeft") go(pos - 1);
-  if (e.key === "ArrowRight") go(pos + 1);
-});
-render();
+replayNavigation(steps.length, render);
 // Fair deals: every deal checked against the record's meta.fair (a match from before fair
 // deals has none, and no badge).
 if (record.meta && record.meta.fair) verifyAndShow($("fair-badge"), record);

@@ -9,6 +9,7 @@ import { tileSVG } from "../tiles.js";
 import { tileText } from "../tilename.js";
 import { byId as $, h, setText, show } from "../dom.js";
 import { verifyAndShow } from "../fairbadge.js";
+import { replayNavigation } from "../replaynav.js";
 import { drawLine, endText as handEndText, scoreNode, t } from "./pieces.js";
 
 const record = JSON.parse($("kva-record").textContent);
@@ -116,9 +117,8 @@ function renderSeats(step) {
 }
 
 const steps = buildSteps();
-let pos = 0;
 
-function render() {
+function render(pos) {
   const step = steps[pos];
   drawLine($("k-line"), step.line, step.last);
   renderSeats(step);
@@ -129,28 +129,9 @@ function render() {
   carry.textContent = `\u{1F41F} +${step.carry}`; // the fish sign
   carry.title = t("carry_title");
   setText("replay-move", step.text);
-  setText("replay-pos", shared("replay_position", { i: pos + 1, n: steps.length }));
-  $("replay-prev").disabled = pos === 0;
-  $("replay-first").disabled = pos === 0;
-  $("replay-next").disabled = pos === steps.length - 1;
-  $("replay-last").disabled = pos === steps.length - 1;
-  root.dataset.position = String(pos);
   root.dataset.hand = String(step.hand);
 }
 
-function go(to) {
-  pos = Math.max(0, Math.min(steps.length - 1, to));
-  render();
-}
-
-$("replay-prev").addEventListener("click", () => go(pos - 1));
-$("replay-next").addEventListener("click", () => go(pos + 1));
-$("replay-first").addEventListener("click", () => go(0));
-$("replay-last").addEventListener("click", () => go(steps.length - 1));
-document.addEventListener("keydown", (e) => {
-  if (e.key === "ArrowLeft") go(pos - 1);
-  if (e.key === "ArrowRight") go(pos + 1);
-});
-render();
+replayNavigation(steps.length, render);
 // Fair deals: every deal (the voided ones too) checked against the record's meta.fair.
 if (record.meta && record.meta.fair) verifyAndShow($("fair-badge"), record);
