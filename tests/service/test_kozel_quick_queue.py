@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
 from kva.service.cluster.broker import MemoryBroker
+from kva.service.cluster.chores import Chores
 from kva.service.cluster.quickgame import RedisQuickGame
 from kva.service.lobby.quickgame import MemoryQuickGame, QuickGame, QuickGameError
 from kva.service.play import PlayService
@@ -114,7 +115,9 @@ async def test_a_searcher_who_left_is_not_seated(
     gone = await theirs.join_table(users[0].id, users[0].nickname, 0, 3, "all")
     theirs.leave_table(gone)
     # Redis hears of the leave in a background task: let it finish
-    await asyncio.gather(*getattr(theirs, "_chores", ()))
+    chores: Chores | None = getattr(theirs, "_chores", None)
+    if chores is not None:
+        await chores.finish()
     quick = make()
     rest = [await quick.join_table(u.id, u.nickname, 0, 3, "all") for u in users[1:]]
     await quick.pair_now()

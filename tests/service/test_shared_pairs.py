@@ -5,11 +5,9 @@ tests/web/test_web_broker.py."""
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 from collections.abc import AsyncIterator, Callable
 from types import SimpleNamespace
-from typing import Any
 
 import pytest
 
@@ -17,6 +15,7 @@ from kva.config import Settings
 from kva.platform import shared_redis
 from kva.service.cluster.attendance import RedisAttendance
 from kva.service.cluster.broker import MemoryBroker
+from kva.service.cluster.chores import Chores
 from kva.service.cluster.presence_store import (
     MemoryPresenceStore,
     PresenceStore,
@@ -108,8 +107,9 @@ async def attendance(request: pytest.FixtureRequest) -> AsyncIterator[
 async def _settled(part: object) -> None:
     """Wait for the Redis writes that ``part`` started in the background, as an attendance's
     enter or leave or a search's leave does (none in memory)."""
-    chores: set[Any] = getattr(part, "_chores", set())
-    await asyncio.gather(*chores)
+    chores: Chores | None = getattr(part, "_chores", None)
+    if chores is not None:
+        await chores.finish()
 
 
 async def test_attendance_counts_sockets_and_departures(

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from kva.service.cluster.chores import Chores
 from kva.service.lobby.attendance import GONE_KEEP, SocketCounts
 from kva.service.periodic import repeat
 
@@ -73,7 +74,7 @@ class RedisAttendance:
         self._leave_script = self._redis.register_script(_LEAVE)
         self._refresh_script = self._redis.register_script(_REFRESH)
         self._task: asyncio.Task[None] | None = None
-        self._chores: set[asyncio.Future[Any]] = set()
+        self._chores = Chores("attendance update")
 
     def _keys(self, user_id: int) -> list[str]:
         return [f"{self._prefix}{user_id}", f"{self._prefix}gone:{user_id}"]
@@ -88,8 +89,7 @@ class RedisAttendance:
                 await self._task
         for user_id in self._sockets.users():  # a clean stop: these users left this process
             self._sockets.drop(user_id)
-        if self._chores:
-            await asyncio.gather(*self._chores, return_exceptions=True)
+        await self._chores.finish()
         with contextlib.suppress(Exception):
             await self._redis.aclose()
 
@@ -108,22 +108,12 @@ class RedisAttendance:
         """Whether ``user_id`` has a socket on this process."""
         return self._sockets.here(user_id)
 
-    def _chore(self, coro: Any) -> None:
-        task = asyncio.ensure_future(coro)
-        self._chores.add(task)
-        task.add_done_callback(self._chore_done)
-
-    def _chore_done(self, task: asyncio.Future[Any]) -> None:
-        self._chores.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("attendance update failed", exc_info=task.exception())
-
     def _first(self, user_id: int) -> None:
-        self._chore(self._refresh([user_id]))
+        self._chores.start(self._refresh([user_id]))
 
     def _last(self, user_id: int) -> None:
         here, gone = self._keys(user_id)
-        self._chore(self._leave_script(keys=[here, gone], args=[
+        self._chores.start(self._leave_script(keys=[here, gone], args=[
             self.origin, int(self._clock() * 1000), GONE_KEEP * 1000]))
 
     async def _refresh(self, user_ids: list[int]) -> None:

@@ -48,6 +48,7 @@ from typing import Any
 
 from kva.config import QUICK_BOT_OFFER
 from kva.service.cluster.broker import Broker, Subscription
+from kva.service.cluster.chores import Chores
 from kva.service.coins import wallets as coins
 from kva.service.lobby.matchmaking import (
     KOZEL_QUICK_SEATS,
@@ -280,7 +281,7 @@ class RedisQuickGame:
         self._sub: Subscription | None = None
         self._listener: asyncio.Task[None] | None = None
         self._subscribing = asyncio.Lock()
-        self._chores: set[asyncio.Task[Any]] = set()
+        self._chores = Chores("quick-game redis update")
         self._join_script = self._redis.register_script(_JOIN)
         self._leave_script = self._redis.register_script(_LEAVE)
         self._claim_script = self._redis.register_script(_CLAIM)
@@ -325,8 +326,8 @@ class RedisQuickGame:
         if self._searches.get(search.seeker.user_id) is search:
             del self._searches[search.seeker.user_id]
         if self._local.pop(search.id, None) is not None and not search.result.done():
-            self._chore(self._leave_script(keys=self._keys,
-                                           args=[search.id, search.seeker.user_id]))
+            self._chores.start(self._leave_script(keys=self._keys,
+                                                  args=[search.id, search.seeker.user_id]))
         if not search.result.done():
             search.result.cancel()
 
@@ -406,8 +407,8 @@ class RedisQuickGame:
         if self._tables.get(search.seeker.user_id) is search:
             del self._tables[search.seeker.user_id]
         if self._local.pop(search.id, None) is not None and not search.result.done():
-            self._chore(self._leave_script(keys=self._table_keys,
-                                           args=[search.id, search.seeker.user_id]))
+            self._chores.start(self._leave_script(keys=self._table_keys,
+                                                  args=[search.id, search.seeker.user_id]))
         if not search.result.done():
             search.result.cancel()
 
@@ -465,8 +466,7 @@ class RedisQuickGame:
             else:
                 self.leave(search)
         await self._ticker.stop()
-        if self._chores:
-            await asyncio.gather(*self._chores, return_exceptions=True)
+        await self._chores.finish()
         if self._listener is not None:
             self._listener.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -484,16 +484,6 @@ class RedisQuickGame:
     # ------------------------------------------------------------------ inside
     def _deadline(self) -> int:
         return int((self._clock() + self._expire) * 1000)
-
-    def _chore(self, coro: Any) -> None:
-        task = asyncio.ensure_future(coro)
-        self._chores.add(task)
-        task.add_done_callback(self._chore_done)
-
-    def _chore_done(self, task: asyncio.Future[Any]) -> None:
-        self._chores.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("quick-game redis update failed", exc_info=task.exception())
 
     def _forget(self, search: Local) -> None:
         """``search`` no longer this process's: its outcome is known."""
