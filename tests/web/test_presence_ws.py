@@ -55,8 +55,12 @@ async def test_a_player_who_never_moves_loses_on_time(make_server, database, ses
     a, b = await make_user(sessions), await make_user(sessions)
     match_id = await store_match(database, [(a, None), (b, None)], first_move_timeout=0.5)
     va = await signed_in(server.base_url, a)
-    sa = await va.connect(match_id)  # the server learns of the match and arms the clock
-    opener = sa.state["view"]["turn"]
+    sa = await va.connect(match_id)  # the server learns of the match and deals it
+    # The first state may come before the deal (the server puts in the client seeds just
+    # after it loads the match): the opener is the dealt state's player on turn.
+    dealt = await next_message(sa, 0, lambda m: m.get("type") == "state"
+                               and m["view"]["turn"] is not None)
+    opener = dealt["view"]["turn"]
     end = await sa.wait_for(lambda m: m.get("type") == "state" and m["view"]["over"], 5.0)
     assert end["event"] == {"kind": "forfeit", "p": opener, "reason": "timeout",
                             "winner": 1 - opener}
