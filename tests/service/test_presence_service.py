@@ -107,25 +107,37 @@ async def test_presence_from_another_process_counts(sessions, play) -> None:
     assert here.away_since("m1", 1) is None  # never connected anywhere: not away
 
 
-async def test_a_player_who_never_moves_loses_on_time(sessions, play) -> None:
+async def test_a_player_who_never_moves_loses_on_time(database, sessions, bot_pool) -> None:
+    """The opener of a clocked match who never moves loses on time once the first-move limit
+    has passed on the play service's clock, not a moment before (a fake clock: a busy machine
+    cannot make the test early or late)."""
     a, b = await make_user(sessions), await make_user(sessions)
-    presence = Presence(play._broker, play, grace=60, first_move_timeout=0.3)
-    play.first_move_timeout = 0.3  # the limit of a match with no clock (its clock keeps it)
-    play.commit_hooks.append(presence.after_commit)
-    match_id = await _match(sessions, play, [Seat(a.id, a.nickname), Seat(b.id, b.nickname)],
-                            rated=True)
-    state = await play.state_for(match_id, a.id)
-    opener = state["view"]["turn"]
-    await asyncio.sleep(0.6)
-    row = await _finished(sessions, match_id)
-    assert (row.status, row.end_reason, row.winner) == ("finished", "timeout", 1 - opener)
-    # A rated match lost on time is rated like any other.
-    async with sessions() as session:
-        from kva.storage.models import User
+    clock = FakeClock()
+    play = make_play(database, bot_executor=bot_pool, time=clock, first_move_timeout=30)
+    try:
+        presence = Presence(play._broker, play, grace=60, first_move_timeout=30, clock=clock)
+        play.commit_hooks.append(presence.after_commit)
+        match_id = await _match(sessions, play, [Seat(a.id, a.nickname), Seat(b.id, b.nickname)],
+                                rated=True)
+        state = await play.state_for(match_id, a.id)
+        opener = state["view"]["turn"]
+        timers = play.timers.get(match_id)
+        assert timers is not None
+        await clock.advance(29)
+        assert (await _finished(sessions, match_id)).status == "active"
+        await clock.advance(1)
+        await asyncio.gather(*timers.tasks())  # the loss on time, started at the deadline
+        row = await _finished(sessions, match_id)
+        assert (row.status, row.end_reason, row.winner) == ("finished", "timeout", 1 - opener)
+        # A rated match lost on time is rated like any other.
+        async with sessions() as session:
+            from kva.storage.models import User
 
-        loser = await session.get(User, (a.id, b.id)[opener])
-    assert loser.rating < 1500
-    await presence.stop()
+            loser = await session.get(User, (a.id, b.id)[opener])
+        assert loser.rating < 1500
+        await presence.stop()
+    finally:
+        await play.stop()
 
 
 async def test_a_match_without_a_clock_times_the_first_move_itself(
@@ -159,26 +171,38 @@ async def test_a_match_without_a_clock_times_the_first_move_itself(
         await play.stop()
 
 
-async def test_moving_disarms_the_timeout_and_bots_never_time_out(sessions, play) -> None:
+async def test_moving_disarms_the_timeout_and_bots_never_time_out(
+        database, sessions, bot_pool) -> None:
+    """Once the person has made their first move, and a bot never, the first-move limit
+    passing on the play service's clock ends nothing (a fake clock: the person's move may take
+    as long as a busy machine needs)."""
     me = await make_user(sessions, kind="guest")
-    presence = Presence(play._broker, play, grace=60, first_move_timeout=0.4)
-    play.first_move_timeout = 0.4
-    play.commit_hooks.append(presence.after_commit)
-    match_id = await _match(sessions, play, [Seat(me.id, me.nickname), Seat(bot="easy")])
-    deadline = asyncio.get_running_loop().time() + 0.25
-    moved = False
-    while asyncio.get_running_loop().time() < deadline and not moved:
-        state = await play.state_for(match_id, me.id)
-        view = state["view"]
-        if view["turn"] == 0 and view["legal"] and view["legal"][0]["type"] == "play":
-            await play.act(match_id, me.id, state["version"], view["legal"][0])
-            moved = True
-        await asyncio.sleep(0.01)
-    assert moved
-    await asyncio.sleep(0.6)
-    row = await _finished(sessions, match_id)
-    assert row.end_reason != "timeout"
-    await presence.stop()
+    clock = FakeClock()
+    play = make_play(database, bot_executor=bot_pool, time=clock, first_move_timeout=30)
+    try:
+        presence = Presence(play._broker, play, grace=60, first_move_timeout=30, clock=clock)
+        play.commit_hooks.append(presence.after_commit)
+        match_id = await _match(sessions, play, [Seat(me.id, me.nickname), Seat(bot="easy")])
+        deadline = time.monotonic() + 30
+        moved = False
+        while not moved:
+            assert time.monotonic() < deadline, "the person's first move never came"
+            state = await play.state_for(match_id, me.id)
+            view = state["view"]
+            if view["turn"] == 0 and view["legal"] and view["legal"][0]["type"] == "play":
+                await play.act(match_id, me.id, state["version"], view["legal"][0])
+                moved = True
+            await asyncio.sleep(0.01)
+        await clock.advance(31)
+        timers = play.timers.get(match_id)
+        if timers is not None:
+            await asyncio.gather(*timers.tasks())
+        row = await _finished(sessions, match_id)
+        assert row.end_reason != "timeout"
+        assert not play.timers.has(match_id, TimerKind.FIRST_MOVE)
+        await presence.stop()
+    finally:
+        await play.stop()
 
 
 async def test_a_match_needs_two_real_seats(sessions, play) -> None:
