@@ -288,44 +288,59 @@ class Game:
         return name
 
 
-def play_until_over(games: list[Game], budget_s: float, on_step: Callable[[int], None]) -> int:
+class Progress:
+    """The watch over a loop that plays a match out: it fails once no move has been made for
+    ``stall_s`` seconds (a table that is stuck), not on the match's whole length, which a busy
+    machine may stretch several times over; ``ceiling_s`` bounds a loop that never ends."""
+
+    def __init__(self, stall_s: float, ceiling_s: float = 600) -> None:
+        self.stall_s = stall_s
+        self.start = self.last_move = time.monotonic()
+        self.ceiling_s = ceiling_s
+        self.moves = 0
+
+    def check(self, detail: Callable[[], str] = str) -> None:
+        """Fail, with ``detail()`` (what the pages last saw), if the loop is stuck."""
+        now = time.monotonic()
+        assert now - self.last_move < self.stall_s, (
+            f"no move for {self.stall_s} s ({self.moves} moves made) {detail()}")
+        assert now - self.start < self.ceiling_s, (
+            f"no end in {self.ceiling_s} s ({self.moves} moves made) {detail()}")
+
+    def made(self, moves: int) -> None:
+        if moves:
+            self.moves += moves
+            self.last_move = time.monotonic()
+
+
+def play_until_over(games: list[Game], on_step: Callable[[int], None],
+                    stall_s: float = 30) -> int:
     """Play every seated page's legal tiles until every page shows ``match-result``.
 
     Returns the number of tiles played. ``on_step(n)`` is called after each placement (for
-    screenshots). Bounded by ``budget_s``: a stuck game fails with what each page last saw.
+    screenshots). A game stuck for ``stall_s`` fails with what each page last saw.
     """
-    deadline = time.monotonic() + budget_s
-    played = 0
-    idle_since = time.monotonic()
+    def last_views() -> str:
+        return "; ".join(
+            f"turn={g.view.get('turn')} player={g.view.get('player')} "
+            f"scores={g.view.get('scores')} over={g.view.get('over')} "
+            f"legal={g.view.get('legal')} errors={g.errors[-2:]}"
+            for g in games if g.states)
+
+    progress = Progress(stall_s)
     while not all(g.match_over() for g in games):
-        if time.monotonic() > deadline:
-            raise AssertionError(
-                f"match not over after {budget_s} s and {played} placements; last views: "
-                + "; ".join(
-                    f"turn={g.view.get('turn')} player={g.view.get('player')} "
-                    f"scores={g.view.get('scores')} over={g.view.get('over')} "
-                    f"legal={g.view.get('legal')} errors={g.errors[-2:]}"
-                    for g in games
-                    if g.states
-                )
-            )
+        progress.check(last_views)
         acted = False
         for g in games:
             if g.match_over():
                 continue
             if g.play_one() is not None:
-                played += 1
+                progress.made(1)
                 acted = True
-                idle_since = time.monotonic()
-                on_step(played)
+                on_step(progress.moves)
         if not acted:
             games[0].page.wait_for_timeout(50)
-            if time.monotonic() - idle_since > 30:
-                raise AssertionError(
-                    "nothing playable for 30 s: "
-                    + "; ".join(f"{g.view.get('turn')}/{g.view.get('legal')}" for g in games)
-                )
-    return played
+    return progress.moves
 
 
 def start_match(

@@ -64,7 +64,7 @@ def test_guest_plays_a_match_to_75_against_the_easy_bot(
         if problem:
             score_problems.append(problem)
 
-    played = play_until_over([game], budget_s=150, on_step=on_step)
+    played = play_until_over([game], on_step=on_step)
     shot(page, "bot-05-match-result", full_page=True)
     view = _check_finished(game, 75)
     assert not score_problems, f"the score lags behind the points scored: {score_problems[:3]}"

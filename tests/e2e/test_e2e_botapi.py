@@ -59,7 +59,7 @@ def test_person_challenges_a_bot_from_the_browser_and_plays_to_the_end(
         assert game.view["target"] == 75
         players = game.states[-1]["players"]
         assert players[1]["name"] == name
-        play_until_over([game], budget_s=180, on_step=lambda n: None)
+        play_until_over([game], on_step=lambda n: None)
         assert game.loc("match-result").first.is_visible()
         bot.wait(timeout=60)
         assert bot.returncode == 0, log.read_text()

@@ -120,7 +120,7 @@ def test_two_players_meet_in_the_lobby_and_play(
     assert lobby.locator(f'{tid("lobby-table")}[data-match="{host.match_id}"]').count() == 0
     lobby.close()
 
-    play_until_over([host, guest], budget_s=150, on_step=lambda n: None)
+    play_until_over([host, guest], on_step=lambda n: None)
     winners = {g.loc("match-result").first.get_attribute("data-winner") for g in (host, guest)}
     assert winners == {"you", "opponent"}
     shot(host_page, "community-03-lobby-match-over")

@@ -89,7 +89,7 @@ def test_two_guests_play_a_closed_table_with_a_password(
                 map(norm_tile, host.board_tiles())
             ) == sorted(map(norm_tile, guest.board_tiles()))
 
-    play_until_over([host, guest], budget_s=150, on_step=on_step)
+    play_until_over([host, guest], on_step=on_step)
     shot(host_page, "friend-06-host-result", full_page=True)
     shot(guest_page, "friend-07-guest-result", full_page=True)
     winners = {g.loc("match-result").first.get_attribute("data-winner") for g in (host, guest)}

@@ -148,7 +148,7 @@ def resp_decisions(page: Any, match_id: str) -> list[Any]:
 def test_a_finished_bot_match_is_analysed_from_its_replay(new_context: Callable[..., Any]) -> None:
     page = new_context().new_page()
     game = start_match(page, "bot:easy", target=75)
-    play_until_over([game], budget_s=150, on_step=lambda n: None)
+    play_until_over([game], on_step=lambda n: None)
     assert game.view["over"]
     page.goto(f"/m/{game.match_id}/replay")
     page.locator(tid("analyse")).click()

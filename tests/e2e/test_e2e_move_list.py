@@ -78,7 +78,7 @@ def test_the_list_matches_the_hand_and_never_shows_the_opponents_draws(
             if n == 3 and match == 1:
                 shot(page, "move-list-01-desktop")
 
-        play_until_over([game], budget_s=240, on_step=step)
+        play_until_over([game], on_step=step)
         if seen["hidden_draws"]:
             break
     # each of the bot's draws on the list was checked: a count, never a tile

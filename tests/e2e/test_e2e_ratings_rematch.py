@@ -35,7 +35,7 @@ def test_rated_match_ratings_histories_replay_and_rematch(
     ctx_b = _signed_in(new_context, server, b)
     ga, gb = _open_game(ctx_a, match_id), _open_game(ctx_b, match_id)
     assert ga.page.locator("#game").get_attribute("data-seat") == "0"
-    play_until_over([ga, gb], budget_s=240, on_step=lambda n: None)
+    play_until_over([ga, gb], on_step=lambda n: None)
 
     # Both result panels show the rating change of this player.
     after = {}
@@ -158,7 +158,7 @@ def test_two_accounts_registered_in_the_browser_play_rated_from_the_lobby(
     guest.wait_ready()
     host.wait_states(0)
     match_id = host.match_id
-    play_until_over([host, guest], budget_s=240, on_step=lambda n: None)
+    play_until_over([host, guest], on_step=lambda n: None)
 
     after = []
     for game in (host, guest):
