@@ -122,6 +122,89 @@ async def test_a_quick_game_between_players_on_two_processes_behind_nginx(
             await client.aclose()
 
 
+#: A three-seat Kozel table, as the quick page's form asks for it.
+KOZEL_QUICK = {"game": "kozel", "seats": "3", "fish": "all"}
+
+
+async def _kozel_table_across_processes(nginx: Nginx, routes: list[str]
+                                        ) -> tuple[str, list[RoutedSocket]]:
+    """Guests routed to ``routes`` (one process name each) search for :data:`KOZEL_QUICK`
+    together; the match they are seated at, and each one's socket on it, dealt."""
+    ws_base = nginx.base_url.replace("http://", "ws://")
+    cookies = []
+    for route in routes:
+        async with httpx.AsyncClient(base_url=nginx.base_url,
+                                     headers={ROUTE_HEADER: route}) as client:
+            page = await client.get("/quick", params=KOZEL_QUICK)
+            assert page.status_code == 200 and 'data-testid="quick-kozel"' in page.text
+            cookies.append(client.cookies["kva_session"])
+    headers = [{ROUTE_HEADER: route, "Origin": nginx.base_url, "Cookie": f"kva_session={c}"}
+               for route, c in zip(routes, cookies, strict=True)]
+    query = "&".join(f"{k}={v}" for k, v in KOZEL_QUICK.items())
+    quick = [await RoutedSocket(f"{ws_base}/ws/quick?{query}", h).open() for h in headers]
+    try:
+        paired = [await s.wait_for(lambda m: m.get("type") == "paired") for s in quick]
+    finally:
+        for sock in quick:
+            await sock.close()
+    assert len({p["match_id"] for p in paired}) == 1, paired
+    match_id = paired[0]["match_id"]
+    game = [await RoutedSocket(f"{ws_base}/ws/m/{match_id}", h).open() for h in headers]
+    for sock in game:
+        await sock.send({"type": "hello", "version": 0})
+    for sock in game:
+        await sock.wait_for(lambda m: m.get("type") == "state" and m["status"] == "active"
+                            and m["view"].get("turn") is not None)
+    return match_id, game
+
+
+async def test_a_kozel_quick_table_of_three_plays_across_two_processes_behind_nginx(
+    two_processes_behind_nginx: tuple[Nginx, list[ServeProcess]],
+) -> None:
+    """Three guests, two on process a and one on b, search for a three-seat Kozel table: the
+    shared (Redis) queue seats them at one match, which each plays over their own process
+    through nginx. Every move reaches the players on both processes, who then agree on the
+    line, the scores and how many tiles each holds, and each is sent only their own tiles."""
+    nginx, processes = two_processes_behind_nginx
+    routes = ["a", "b", "a"]
+    _match_id, game = await _kozel_table_across_processes(nginx, routes)
+    try:
+        ports = {name: p.port for name, p in zip("ab", processes, strict=True)}
+        assert [s.upstream for s in game] == [f"127.0.0.1:{ports[r]}" for r in routes]
+        assert sorted(s.state["you"] for s in game) == [0, 1, 2]
+        moves = 0
+        deadline = time.monotonic() + 90
+        while moves < 6:
+            assert time.monotonic() < deadline, f"only {moves} moves were played"
+            movers = [s for s in game if s.my_turn()]
+            if not movers:
+                await asyncio.sleep(0.05)
+                continue
+            state = movers[0].state
+            await movers[0].send({"type": "action", "version": state["version"],
+                                  "action": state["view"]["legal"][0]})
+            reply = await movers[0].wait_for(
+                lambda m, v=state["version"]: (m.get("type") == "state" and m["version"] > v)
+                or m.get("type") == "error")
+            assert reply["type"] == "state", reply
+            for sock in game:  # the move reached every player, on either process
+                await sock.wait_for(lambda m, v=reply["version"]: m.get("type") == "state"
+                                    and m["version"] >= v)
+            moves += 1
+        latest = max(s.state["version"] for s in game)
+        views = [(await s.wait_for(lambda m: m.get("type") == "state"
+                                   and m["version"] == latest))["view"] for s in game]
+        shared = [(v["line"], v["score"], v["held"], v["turn"]) for v in views]
+        assert shared.count(shared[0]) == 3, shared
+        hands = [set(v["tiles"]) for v in views]
+        for view, hand in zip(views, hands, strict=True):
+            assert len(hand) == view["held"][view["seat"]]
+        assert not (hands[0] & hands[1] or hands[0] & hands[2] or hands[1] & hands[2])
+    finally:
+        for sock in game:
+            await sock.close()
+
+
 async def test_kva_serve_with_two_workers_pairs_a_quick_game(
     serve_env: dict[str, str], tmp_path: Path
 ) -> None:
