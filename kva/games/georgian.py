@@ -20,8 +20,8 @@ from kva.games.base import (
     HandOutcome,
     MatchOutcome,
     RatingKind,
-    record_document,
 )
+from kva.games.edges import EngineEdges
 from kva.games.georgian_live import GeorgianPlay
 
 #: The keys of a Georgian table's options.
@@ -46,13 +46,15 @@ class GeorgianOptions:
             raise BadOptions(exc.field, exc.message) from None
 
 
-class GeorgianGame:
+class GeorgianGame(EngineEdges[rules.Match]):
     """Georgian domino for two players: ``Game[rules.Match, int, GeorgianOptions]``."""
 
     name: Final = "georgian"
     record_format: Final = rules.FORMAT
     seats: Final = (2,)
     rating_kind: Final[RatingKind] = "glicko2"
+    #: The engine whose functions are the JSON and record edges (:class:`EngineEdges`).
+    engine = rules
     #: What the play core needs beyond the interface (:mod:`kva.games.georgian_live`).
     live_play: Final = GeorgianPlay(lambda target, bazaar: GeorgianOptions(target, bazaar))
 
@@ -140,24 +142,6 @@ class GeorgianGame:
             scores=tuple(state.scores),
             forfeit=_FORFEITS.get(state.forfeit_reason or ""),
         )
-
-    # ----------------------------------------------------------------- edges
-    def action_to_json(self, action: int) -> dict[str, Any]:
-        return rules.action_to_json(action)
-
-    def action_from_json(self, state: rules.Match, seat: int, message: object) -> int:
-        return rules.action_from_json(message, self.legal_actions(state, seat))
-
-    def write_record(
-        self,
-        state: rules.Match,
-        players: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        return rules.write_record(state, players, meta)
-
-    def verify_record(self, document: str | Mapping[str, Any]) -> rules.Match:
-        return rules.verify_record(record_document(document))
 
 
 #: The engine's forfeit reasons are the interface's own words.

@@ -20,8 +20,8 @@ from kva.games.base import (
     HandOutcome,
     MatchOutcome,
     RatingKind,
-    record_document,
 )
+from kva.games.edges import EngineEdges
 from kva.games.live import PlainPlay
 
 #: The interface's forfeit reasons in the engine's words (it says ``time`` for a time loss).
@@ -33,13 +33,15 @@ _ENGINE_REASON: Final[dict[ForfeitReason, str]] = {
 _REASON: Final[dict[str, ForfeitReason]] = {v: k for k, v in _ENGINE_REASON.items()}
 
 
-class KozelGame:
+class KozelGame(EngineEdges[kozel.Match]):
     """Kozel for 2, 3 or 4 players: ``Game[kozel.Match, int, kozel.Options]``."""
 
     name: Final = "kozel"
     record_format: Final = kozel.FORMAT
     seats: Final = kozel.SEAT_COUNTS
     rating_kind: Final[RatingKind] = "kozel"
+    #: The engine whose functions are the JSON and record edges (:class:`EngineEdges`).
+    engine = kozel
 
     @property
     def live_play(self) -> KozelPlay:
@@ -137,24 +139,6 @@ class KozelGame:
             scores=tuple(state.seat_scores()),
             forfeit=None if reason is None else _REASON[reason],
         )
-
-    # ----------------------------------------------------------------- edges
-    def action_to_json(self, action: int) -> dict[str, Any]:
-        return kozel.action_to_json(action)
-
-    def action_from_json(self, state: kozel.Match, seat: int, message: object) -> int:
-        return kozel.action_from_json(message, self.legal_actions(state, seat))
-
-    def write_record(
-        self,
-        state: kozel.Match,
-        players: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        return kozel.write_record(state, players, meta)
-
-    def verify_record(self, document: str | Mapping[str, Any]) -> kozel.Match:
-        return kozel.verify_record(record_document(document))
 
 
 class KozelPlay(PlainPlay):
