@@ -22,7 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
     parser = argparse.ArgumentParser(
-        prog="kva", description="kva: Georgian domino, one against one."
+        prog="kva", description="kva: Georgian domino and Kozel, online."
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True

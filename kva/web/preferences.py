@@ -71,9 +71,9 @@ async def manifest(request: Request) -> Response:
     """The web app manifest in the visitor's language: installs kva on a phone's home screen."""
     _ = translator(request)
     body = {
-        "name": _("kva: Georgian domino"),
+        "name": _("kva: domino"),
         "short_name": "kva",
-        "description": _("Georgian domino, one against one. Server-checked rules, no ads, no "
+        "description": _("Georgian domino and Kozel. Server-checked rules, no ads, no "
                          "tracking."),
         "lang": request.state.locale,
         "start_url": "/",
