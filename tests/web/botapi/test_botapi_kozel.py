@@ -10,6 +10,7 @@ import random
 from typing import Any
 
 from kva.games import get as get_game
+from kva.kozel.codes import TILE_NAME
 from tests.helpers.accounts_help import registered
 from tests.helpers.webhelp import ServerThread, Socket
 from tests.web.botapi.botapi_help import ApiClient, Stream, new_bot
@@ -89,7 +90,7 @@ async def test_a_bot_account_joins_a_kozel_table_and_plays_it_to_the_end(
                 and s["view"]["legal"] and s["view"]["forced"] is None:
             if not refused_once:  # a tile the bot does not hold: refused, nothing moves
                 held = set(s["view"]["tiles"])
-                foreign = next(t for t in ("0-0", "6-6", "1-2") if t not in held)
+                foreign = next(t for t in TILE_NAME if t not in held)
                 bad = await api.post(f"/api/bot/match/{match_id}/action",
                                      {"version": s["version"],
                                       "action": {"type": "play", "tile": foreign, "end": "L"}})
