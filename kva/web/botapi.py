@@ -513,6 +513,9 @@ async def _event_lines(request: Request, caller: BotCaller) -> AsyncIterator[byt
             queue.put_nowait(raw)
 
     relay = asyncio.create_task(pump())
+    # A bot program is here while its event stream is open, as a person is while a page is:
+    # the open tables it sits at keep its seat (the lobby's sweeper frees those of the gone).
+    svc.lobby.attendance.enter(caller.user_id)
     try:
         for event in await api.challenges.active_of(caller.user_id):
             yield _line(event)
@@ -529,6 +532,7 @@ async def _event_lines(request: Request, caller: BotCaller) -> AsyncIterator[byt
             yield _line(item)
     finally:
         with anyio.CancelScope(shield=True):
+            svc.lobby.attendance.leave(caller.user_id)
             api.close_stream(caller.token_hash, queue)
             await _stop_relay(relay, sub)
 

@@ -141,3 +141,40 @@ async def test_joining_a_table_that_is_not_open_is_refused(server: ServerThread)
     await anonymous.close()
     await api.close()
     await owner.__aexit__()
+
+
+async def _seated_names(person: Any, match_id: str) -> list[str | None]:
+    """Who sits in each seat of a table, as a fresh socket of its creator is told."""
+    sock = await person.connect(match_id)
+    try:
+        state = await sock.wait_for(lambda m: m.get("type") == "state")
+        return [p["name"] if p else None for p in state["players"]]
+    finally:
+        await sock.close()
+
+
+async def test_a_bot_account_keeps_its_seat_at_an_open_table_while_its_stream_is_open(
+        make_server: Any) -> None:
+    """Seats of players gone for the grace period are freed at a table still waiting; a bot
+    account is there while its event stream is open, as a person is while their page is, so
+    its seat stays, and goes once the stream has been closed for the grace period."""
+    server = make_server(disconnect_grace=0.5)
+    owner, bot_name, token = await new_bot(server.base_url)
+    person, person_name = await registered(server.base_url, "h")
+    api = ApiClient(server.base_url, token)
+    events = await Stream(api, "/api/bot/stream").open()
+    match_id = await _open_kozel_table(person, 4)
+    waiting = await person.connect(match_id)  # the creator stays at the table
+    r = await api.post(f"/api/bot/table/{match_id}/join")
+    assert r.status_code == 200, r.text
+    await asyncio.sleep(2.0)  # four times the grace: several sweeps
+    assert await _seated_names(person, match_id) == [person_name, bot_name, None, None]
+    await events.close()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 15
+    while (await _seated_names(person, match_id))[1] is not None:
+        assert loop.time() < deadline, "the seat of a bot gone for the grace period stayed"
+        await asyncio.sleep(0.25)
+    await waiting.close()
+    await api.close()
+    await owner.__aexit__()
