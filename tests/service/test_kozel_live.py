@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import async_sessionmaker
 
 from kva.games import get
 from kva.service.botapi import Challenges, user_topic
+from kva.service.errors import PlayError
 from kva.service.play import PlayService
 from tests.helpers.community_help import make_user
 
@@ -57,3 +58,41 @@ async def test_a_player_and_kozel_bots_play_a_match_to_its_end(
     assert over["type"] == "match_over" and over["match"]["id"] == match_id
     assert over["match"]["seat"] == 0 and len(over["match"]["score"]) == seats
     await stream.close()
+
+
+@pytest.mark.parametrize(("opponent", "seats"), [("friend", 2), ("open", 3)])
+async def test_a_coin_stake_is_refused_for_kozel(
+    sessions: async_sessionmaker, play: PlayService, opponent: str, seats: int,
+) -> None:
+    """The escrow pays a stake to the one winner of two players; a Kozel match, even of two,
+    may end with no winner (both goats), so none is staked, at the service as on the forms."""
+    me = await make_user(sessions)
+    with pytest.raises(ValueError, match="Georgian domino"):
+        await play.create_match(me.id, me.nickname, opponent, game="kozel", seats=seats,
+                                stake=10)
+
+
+async def test_a_seed_sent_as_its_senders_seat_is_freed_is_not_kept_for_the_next_player(
+    sessions: async_sessionmaker, play: PlayService,
+) -> None:
+    """A client seed waits for the match while the seat it was sent for is freed (its sender
+    left the table, or the sweeper freed it): it is refused, and the free seat keeps no seed,
+    so the next player to sit there chooses their own."""
+    creator, joiner = await make_user(sessions), await make_user(sessions)
+    match_id, token = await play.create_match(creator.id, creator.nickname, "open",
+                                              game="kozel", seats=3)
+    assert token is not None
+    assert await play.join_table(token, joiner.id, joiner.nickname, None) == (match_id, 1)
+    seat = 1
+    live = play._live[match_id]
+    async with live.lock:  # the leave, holding the match, frees the seat meanwhile
+        sending = asyncio.create_task(play.seed(match_id, joiner.id, "ab" * 16))
+        await asyncio.sleep(0.05)  # the seed is waiting for the match
+        assert not sending.done()
+        live.seats[seat] = type(live.seats[seat])()
+        assert live.fair is not None
+        live.fair.client_seeds[seat] = live.fair.seed_by[seat] = None
+    with pytest.raises(PlayError) as refused:
+        await sending
+    assert refused.value.code == "not_seated"
+    assert live.fair.client_seeds[seat] is None

@@ -278,8 +278,10 @@ class Tables:
         rated = _checked_rated(rated)
         others = other_seats(opponent, opponent_user, seats, seated)
         stake, clock = checked_terms(rated, opponent, password, stake, clock)
-        if stake and seats != 2:  # the escrow settles a stake between two players
-            raise ValueError("a coin match is for two players")
+        if stake and (seats != 2 or played.name != "georgian"):
+            # The escrow settles a stake on one winner between two players: a two-seat Kozel
+            # match may end with both players goats, and no winner.
+            raise ValueError("a coin match is two players of Georgian domino")
         protected = opponent == "friend" and bool(password)
         live, row = self.new_match([Seat(creator_id, creator_name), *others], played, chosen,
                                    rated=rated, private=protected, clock=clock)
