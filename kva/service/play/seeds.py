@@ -184,6 +184,10 @@ class Seeds:
             fair = live.fair
             assert fair is not None
             await self._reload(live)
+            # The seat may have changed hands while this waited for the lock (a leave, a
+            # sweep): the seed is only ever stored for the seat its sender holds now.
+            if live.seat_of(user_id) != seat:
+                raise PlayError("not_seated", "you are not a player of this match")
             if fair.client_seeds[seat] == seed:
                 return
             if fair.client_seeds[seat] is not None:
