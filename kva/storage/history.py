@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from kva.games.standing import KOZEL_FORMAT
 from kva.status import EndReason, MatchStatus
-from kva.storage.community import RatingHistory
+from kva.storage.community import KozelRatingChange, RatingHistory
 from kva.storage.models import MatchRow
 from kva.storage.seats import seat_of, seated
 
@@ -88,12 +88,19 @@ async def finished_page(session: AsyncSession, user_id: int, offset: int,
 
 async def rating_deltas(session: AsyncSession, user_id: int,
                         match_ids: Sequence[str]) -> dict[str, float]:
-    """How much each of ``match_ids`` changed the rating of ``user_id``, for the rated ones."""
-    return {
+    """How much each of ``match_ids`` changed the rating of ``user_id``, for the rated ones:
+    the Glicko-2 rating for a Georgian match, the Kozel rating for a Kozel one."""
+    deltas = {
         h.match_id: h.rating_after - h.rating_before
         for h in await session.scalars(select(RatingHistory).where(
             RatingHistory.user_id == user_id, RatingHistory.match_id.in_(match_ids)))
     }
+    deltas.update({
+        k.match_id: float(k.change)
+        for k in await session.scalars(select(KozelRatingChange).where(
+            KozelRatingChange.user_id == user_id, KozelRatingChange.match_id.in_(match_ids)))
+    })
+    return deltas
 
 
 async def finished_records_after(

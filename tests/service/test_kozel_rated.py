@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import async_sessionmaker
 
 from kva.kozel import rating_changes
 from kva.service.finish import RatingsHook
+from kva.service.history import history
 from kva.service.kozel_ratings import final_of_record
 from kva.service.play import PlayService
 from kva.storage.community import KOZEL_START, KozelRating, KozelRatingChange
@@ -135,6 +136,12 @@ async def test_a_rated_three_player_table_played_out_moves_each_rating(sessions,
     expected = rating_changes(final.scores)
     assert await _totals(sessions, users) == [(KOZEL_START + c, 1) for c in expected]
     assert await _logged(sessions, match_id) == 3
+    # Each player's history shows the match rated, with their own change.
+    for user, change in zip(users, expected, strict=True):
+        async with sessions() as session:
+            lines, _total = await history(session, user.id)
+        line = next(line for line in lines if line.id == match_id)
+        assert (line.rated, line.rating_delta) == (True, change)
 
 
 async def test_a_time_loss_stops_the_match_and_the_others_gain_at_least_one(
