@@ -96,3 +96,34 @@ async def test_a_seed_sent_as_its_senders_seat_is_freed_is_not_kept_for_the_next
         await sending
     assert refused.value.code == "not_seated"
     assert live.fair.client_seeds[seat] is None
+
+
+async def test_a_bot_that_chooses_an_illegal_action_still_plays_its_turns(
+    sessions: async_sessionmaker, play: PlayService, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bot whose choice the rules refuse plays a random legal move instead, as one whose
+    worker fails does: the match never waits forever for it."""
+    from kva.service.play import bot_moves
+
+    async def illegal(*_args: Any, **_kwargs: Any) -> int:
+        return 10 ** 6  # no action's code
+
+    monkeypatch.setattr(bot_moves, "choose", illegal)
+    me = await make_user(sessions)
+    match_id, _token = await play.create_match(me.id, me.nickname, "bot:easy", game="kozel",
+                                               seats=2)
+    live = play._live[match_id]
+
+    def bot_plays() -> int:
+        return sum(1 for entry in live.log if entry[0] == 1 and isinstance(entry[1], dict)
+                   and entry[1]["type"] == "play")
+
+    deadline = asyncio.get_running_loop().time() + 20
+    while bot_plays() < 2 and not live.over:
+        assert asyncio.get_running_loop().time() < deadline, "the bot's turn was never played"
+        state = await play.state_for(match_id, me.id)
+        view = state["view"]
+        if (state["status"] == "active" and view["turn"] == state["you"] and view["legal"]
+                and view["forced"] is None):
+            await play.act(match_id, me.id, state["version"], view["legal"][0])
+        await asyncio.sleep(0.01)

@@ -102,9 +102,11 @@ class Turns:
             mark = live.play.mark(match)
             try:
                 game.apply(match, seat, action)
-            except IllegalAction:
-                log.error("bot %s chose an illegal action %r in %s", bot, action, match_id)
-                return
+            except IllegalAction:  # as a broken worker: the match must not wait forever
+                log.error("bot %s chose an illegal action %r in %s; it plays a random legal "
+                          "move", bot, action, match_id)
+                action = random.Random(version).choice(game.legal_actions(match, seat))
+                game.apply(match, seat, action)
             live.logged(seat, action)
             with contextlib.suppress(PlayError):
                 await self._committer.commit(
