@@ -320,6 +320,8 @@ class MatchTopicMessage(TypedDict, total=False):
     version: int
     status: MatchStatus
     states: dict[str, str]
+    #: The user id holding each seat with the states (None: a kva bot's or a free seat).
+    holders: list[int | None]
     presence: PresenceNote
     spectators: SpectatorsNote
     broadcast: RematchMessage | PresenceMessage

@@ -47,6 +47,7 @@ from kva.web.identity import ensure_user, session_of
 from kva.web.render import TEMPLATE_LOADER, render
 from kva.web.security import client_key
 from kva.web.services import Services, services
+from kva.web.sockets import holds_seat
 
 log = logging.getLogger(__name__)
 router = APIRouter()
@@ -61,6 +62,7 @@ MAX_STREAMS = 32
 PLAY_STATUS = {"stale": 409, "not_your_turn": 409, "over": 409, "illegal": 422,
                "not_seated": 403, "bad_seed": 400, "too_late_to_abort": 409}
 _REVOKED = object()
+_SEAT_GIVEN_UP = object()
 NDJSON = "application/x-ndjson"
 
 
@@ -76,6 +78,8 @@ def _line(message: Any) -> bytes:
 
 #: The last line of a stream whose token was revoked.
 _REVOKED_LINE = _line({"type": "error", "code": "revoked", "message": "this token was revoked"})
+_SEAT_GIVEN_UP_LINE = _line({"type": "error", "code": "not_seated",
+                             "message": "this bot no longer holds its seat at the match"})
 
 
 class BotApi:
@@ -430,6 +434,9 @@ async def _match_lines(request: Request, caller: BotCaller, match_id: str,
         async for raw in sub:
             if "presence" in raw:
                 svc.presence.note(match_id, raw["presence"])
+            if not holds_seat(raw.get("holders"), seat, caller.user_id):
+                queue.put_nowait(_SEAT_GIVEN_UP)  # the bot left the table: nothing more
+                return
             states = raw.get("states")
             text = states.get(key) if isinstance(states, dict) else None
             if text is not None:
@@ -453,6 +460,9 @@ async def _match_lines(request: Request, caller: BotCaller, match_id: str,
                 continue
             if item is _REVOKED:
                 yield _REVOKED_LINE
+                return
+            if item is _SEAT_GIVEN_UP:
+                yield _SEAT_GIVEN_UP_LINE
                 return
             version, text, status = item
             if version > sent:

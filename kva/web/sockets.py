@@ -52,9 +52,21 @@ CLOSE_REVOKED = 4401
 CLOSE_TOO_MANY = 4429
 #: A seated player's socket that a newer one of theirs replaced (the page does not reconnect).
 CLOSE_REPLACED = 4409
+#: A socket whose seat its player no longer holds (they left the table before it started):
+#: its page reconnects, and is told the match as what the player is now.
+CLOSE_SEAT_GIVEN_UP = 4410
 #: What a send on a closing socket may raise (Starlette 1.x: WebSocketDisconnect for a gone
 #: transport, RuntimeError/WebSocketDisconnected after a close was sent; OSError from below).
 SEND_ERRORS: tuple[type[BaseException], ...] = (WebSocketDisconnect, RuntimeError, OSError)
+
+
+def holds_seat(holders: object, seat: int | None, user_id: int | None) -> bool:
+    """Whether a socket or stream viewing a match as ``seat`` for ``user_id`` may still be
+    sent that seat's states, by the ``holders`` published with them (a message without them:
+    nothing changed). A spectator's view (``seat`` None) is anyone's."""
+    if seat is None or not isinstance(holders, list):
+        return True
+    return seat < len(holders) and holders[seat] == user_id
 
 
 def dumps(message: ServerMessage | dict[str, Any]) -> str:

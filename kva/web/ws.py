@@ -33,7 +33,7 @@ from kva.service.play.commands import Abort, Act, Command, Resign, Seed, client_
 from kva.service.play.presence import CLAIM_TYPE, Presence
 from kva.status import CLOSED_STATUSES, MatchStatus
 from kva.web.services import services
-from kva.web.sockets import CLOSE_REVOKED, Channel, dumps
+from kva.web.sockets import CLOSE_REVOKED, CLOSE_SEAT_GIVEN_UP, Channel, dumps, holds_seat
 from kva.web.socketsession import SocketSession
 
 router = APIRouter()
@@ -119,6 +119,9 @@ def _deliverer(conn: Connection, presence: Presence
             broadcast.get("type") == "presence" and broadcast.get("seat") == conn.seat
         ):  # (but nobody is told about their own comings and goings)
             await conn.send(broadcast)
+        if not holds_seat(message.get("holders"), conn.seat, conn.user_id):
+            await conn.channel.close(CLOSE_SEAT_GIVEN_UP)  # the page comes back as it is now
+            return
         states = message.get("states")
         text = states.get(viewer_key(conn.seat)) if isinstance(states, dict) else None
         if text is not None:

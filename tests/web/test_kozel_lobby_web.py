@@ -200,3 +200,38 @@ async def test_a_rated_three_seat_table_is_for_registered_players_and_takes_no_b
         assert bot.status_code == 409  # a rated table is played by people only
     finally:
         await host.__aexit__(None, None, None)
+
+
+async def test_a_joiner_who_leaves_is_never_sent_the_hand_of_who_sits_down_next(
+    make_server: Callable[..., Any]
+) -> None:
+    """A joiner's socket viewed the match as their seat. Once they leave the table, that socket
+    is closed (4410: the page comes back as what the player is now) before the seat's next
+    player sits down, so it is never sent that player's tiles; come back, it is a spectator."""
+    server = make_server()
+    async with Visitor(server.base_url) as host, Visitor(server.base_url) as leaver, \
+            Visitor(server.base_url) as second, Visitor(server.base_url) as third:
+        match_id = await _kozel_table(host, 3)
+        assert (await leaver.http.post(f"/lobby/{match_id}/join")).status_code == 303
+        kept = await leaver.connect(match_id)
+        assert kept.state["you"] == 1
+        assert (await leaver.http.post(f"/lobby/{match_id}/leave")).status_code == 303
+        await kept.wait_closed()
+        assert kept._ws.close_code == 4410
+        assert (await second.http.post(f"/lobby/{match_id}/join")).status_code == 303
+        assert (await third.http.post(f"/lobby/{match_id}/join")).status_code == 303
+        sock = await second.connect(match_id)
+        try:
+            dealt = await sock.wait_for(lambda m: m.get("type") == "state"
+                                        and m["status"] == "active" and m["view"]["tiles"])
+            assert dealt["you"] == 1
+        finally:
+            await sock.close()
+        assert all(not s["view"].get("tiles") for s in kept.states)
+        again = await leaver.connect(match_id)
+        try:
+            state = await again.wait_for(lambda m: m.get("type") == "state"
+                                         and m["status"] == "active")
+            assert state["you"] is None and not state["view"]["tiles"]
+        finally:
+            await again.close()

@@ -302,7 +302,10 @@ class Committer:
             key: encoded_state(live, None if key == "s" else int(key), event, extra)
             for key in keys
         }
-        message = {"version": live.version, "status": live.status, "states": states}
+        # Who holds each seat now: a socket or stream that views the match as a seat its
+        # user has given up stops there, before it is sent the next player's hand.
+        message = {"version": live.version, "status": live.status, "states": states,
+                   "holders": [seat.user_id for seat in live.seats]}
         try:
             if local_only:
                 await self._broker.publish_local(topic(live.id), message)

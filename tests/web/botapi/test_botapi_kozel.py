@@ -167,6 +167,7 @@ async def test_a_bot_account_keeps_its_seat_at_an_open_table_while_its_stream_is
     waiting = await person.connect(match_id)  # the creator stays at the table
     r = await api.post(f"/api/bot/table/{match_id}/join")
     assert r.status_code == 200, r.text
+    stream = await Stream(api, f"/api/bot/match/{match_id}/stream").open()
     await asyncio.sleep(2.0)  # four times the grace: several sweeps
     assert await _seated_names(person, match_id) == [person_name, bot_name, None, None]
     await events.close()
@@ -175,6 +176,11 @@ async def test_a_bot_account_keeps_its_seat_at_an_open_table_while_its_stream_is
     while (await _seated_names(person, match_id))[1] is not None:
         assert loop.time() < deadline, "the seat of a bot gone for the grace period stayed"
         await asyncio.sleep(0.25)
+    # Its match stream viewed the match as that seat: it ends there, before anyone else sits
+    # down in it and is dealt.
+    gone = await stream.wait_for(lambda m: m.get("type") == "error")
+    assert gone["code"] == "not_seated"
+    await stream.wait_ended()
     await waiting.close()
     await api.close()
     await owner.__aexit__()
