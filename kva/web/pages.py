@@ -9,7 +9,7 @@ from kva.games import BadOptions
 from kva.games import get as get_game
 from kva.i18n import LOCALES
 from kva.ratings import PROVISIONAL_RD
-from kva.rules import TARGETS, BadSettings, MatchSettings
+from kva.rules import TARGETS, BadSettings, MatchSettings, parse_ascii_int
 from kva.service import NotFound, PlayService, RatedOnly, WrongPassword
 from kva.service.accounts.passwords import PasswordsBusy
 from kva.service.accounts.registration import User, is_registered
@@ -163,10 +163,10 @@ def _seat_count(request: Request, game: str, seats: str,
     Kozel, whose pair game needs four (docs/kozel.md, "Pairs"). Anything else is a 400."""
     _ = translator(request)
     played = get_game(game)
-    if not seats.isdigit() or int(seats) not in played.seats:
+    count = parse_ascii_int(seats)  # ASCII digits only: "²" or 5,000 digits are a 400 too
+    if count is None or count not in played.seats:
         raise _fail(request, 400, _("Choose how many players sit at the table: 2, 3 or 4.")
                     if game == "kozel" else _("That request was not understood."))
-    count = int(seats)
     if options is not None and options.get("pairs") and count != 4:
         raise _fail(request, 400, _("The pair game is played by four."))
     return count

@@ -34,6 +34,9 @@ def _line(message: dict[str, Any], match_id: str) -> dict[str, Any] | None:
     ({"seats": "5"}, 400),
     ({"seats": "1"}, 400),
     ({"seats": "two"}, 400),
+    ({"seats": "²"}, 400),  # a digit to str.isdigit, not to int()
+    ({"seats": "9" * 5000}, 400),  # past int()'s digit limit
+    ({"game": "georgian", "seats": "²", "target": "75", "bazaar": "draw"}, 400),
     ({"seats": "3", "pairs": "1"}, 400),  # the pair game is played by four
     ({"seats": "4", "pairs": "yes"}, 400),
     ({"seats": "3", "fish": "some"}, 400),
