@@ -13,7 +13,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -296,3 +296,20 @@ def behind_nginx(processes: list[ServeProcess], nginx_binary: str,
     finally:
         for process in started:
             process.stop()
+
+
+async def play_first_legal(sockets: Iterable[RoutedSocket]) -> dict[str, Any] | None:
+    """Send the first legal action of whichever socket's player is on turn; the state that
+    answers it (None, after a short wait, when nobody is on turn now)."""
+    movers = [s for s in sockets if s.my_turn()]
+    if not movers:
+        await asyncio.sleep(0.05)
+        return None
+    state = movers[0].state
+    await movers[0].send({"type": "action", "version": state["version"],
+                          "action": state["view"]["legal"][0]})
+    reply = await movers[0].wait_for(
+        lambda m, v=state["version"]: (m.get("type") == "state" and m["version"] > v)
+        or m.get("type") == "error")
+    assert reply["type"] == "state", reply
+    return reply

@@ -5,7 +5,6 @@ then no action is forwarded between the processes."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 import time
 
@@ -17,6 +16,7 @@ from tests.multiproc.multiproc_help import (
     Nginx,
     RoutedSocket,
     ServeProcess,
+    play_first_legal,
 )
 from tools.bench.server import nginx_chash
 
@@ -96,17 +96,9 @@ async def test_a_friend_matchs_players_meet_on_its_hashed_process_which_takes_th
         moves = 0
         deadline = time.monotonic() + 60
         while moves < 6 and time.monotonic() < deadline:
-            movers = [s for s in sockets.values() if s.my_turn()]
-            if not movers:
-                await asyncio.sleep(0.05)
+            reply = await play_first_legal(sockets.values())
+            if reply is None:
                 continue
-            state = movers[0].state
-            await movers[0].send({"type": "action", "version": state["version"],
-                                  "action": state["view"]["legal"][0]})
-            reply = await movers[0].wait_for(
-                lambda m, v=state["version"]: (m.get("type") == "state" and m["version"] > v)
-                or m.get("type") == "error")
-            assert reply["type"] == "state", reply
             for sock in sockets.values():
                 await sock.wait_for(
                     lambda m, v=reply["version"]: m.get("type") == "state"

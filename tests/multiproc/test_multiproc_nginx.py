@@ -19,6 +19,7 @@ from tests.multiproc.multiproc_help import (
     Nginx,
     RoutedSocket,
     ServeProcess,
+    play_first_legal,
 )
 
 QUICK = {"target": "175", "bazaar": "draw"}
@@ -176,17 +177,9 @@ async def test_a_kozel_quick_table_of_three_plays_across_two_processes_behind_ng
         deadline = time.monotonic() + 90
         while moves < 6:
             assert time.monotonic() < deadline, f"only {moves} moves were played"
-            movers = [s for s in game if s.my_turn()]
-            if not movers:
-                await asyncio.sleep(0.05)
+            reply = await play_first_legal(game)
+            if reply is None:
                 continue
-            state = movers[0].state
-            await movers[0].send({"type": "action", "version": state["version"],
-                                  "action": state["view"]["legal"][0]})
-            reply = await movers[0].wait_for(
-                lambda m, v=state["version"]: (m.get("type") == "state" and m["version"] > v)
-                or m.get("type") == "error")
-            assert reply["type"] == "state", reply
             for sock in game:  # the move reached every player, on either process
                 await sock.wait_for(lambda m, v=reply["version"]: m.get("type") == "state"
                                     and m["version"] >= v)
